@@ -1,0 +1,9 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    projects: ['packages/contract', 'apps/server', 'apps/web', 'apps/device-sim', 'e2e'],
+    pool: 'forks',
+    maxWorkers: 2,
+  },
+});
