@@ -1,0 +1,41 @@
+import { z } from 'zod';
+
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+/** The SUPERADMIN's search of the append-only audit log (issue 9). Dates are UTC days. */
+export const auditSearchSchema = z.object({
+  imei: z.string().trim().max(20).optional(),
+  user: z.string().trim().max(254).optional(),
+  /** The start of the action, e.g. `key.` or `command.LOCK`. */
+  action: z.string().trim().max(64).optional(),
+  from: z.string().regex(DATE).optional(),
+  to: z.string().regex(DATE).optional(),
+  offset: z.coerce.number().int().min(0).default(0),
+  limit: z.coerce.number().int().min(1).max(10_000).default(500),
+});
+export type AuditSearch = z.infer<typeof auditSearchSchema>;
+
+export const auditRowSchema = z.object({
+  id: z.number().int(),
+  /** ISO 8601, UTC. */
+  at: z.string(),
+  actor: z.string(),
+  action: z.string(),
+  target: z.string().nullable(),
+  address: z.string().nullable(),
+  result: z.string(),
+  /** The row's details as JSON text, or null. */
+  details: z.string().nullable(),
+});
+export type AuditRow = z.infer<typeof auditRowSchema>;
+
+export const auditSearchResponseSchema = z.object({
+  status: z.literal('success'),
+  items: z.array(auditRowSchema),
+  total: z.number().int(),
+});
+export type AuditSearchResult = z.infer<typeof auditSearchResponseSchema>;
+
+/** The export's file name (the server sends it in content-disposition). */
+export const auditExportFileName = (from?: string, to?: string) =>
+  `audit-${from ?? 'all'}-${to ?? 'all'}.xlsx`;

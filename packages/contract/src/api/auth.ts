@@ -1,0 +1,35 @@
+import { z } from 'zod';
+import { LOGGED_IN, userLevelSchema } from '../roles';
+
+export const permissionSchema = z.object({
+  id: z.number().int(),
+  permission_name: z.string(),
+});
+export type Permission = z.infer<typeof permissionSchema>;
+
+/** `login.php` request: `email` holds what was typed (an email or a 10-digit phone). */
+export const loginRequestSchema = z.object({
+  email: z.string().trim().min(1).max(254),
+  password: z.string().min(1).max(1024),
+});
+export type LoginRequest = z.infer<typeof loginRequestSchema>;
+
+/** The session of spec §3 as `login.php` returns it and the console stores it under `userSession`. */
+export const sessionSchema = z.object({
+  status: z.literal('success'),
+  message: z.string(),
+  /** ISO-8601 UTC instant when the session ends. */
+  expiry: z.string(),
+  token: z.string(),
+  email: z.string(),
+  userlevel: userLevelSchema,
+  loggedin: z.literal(LOGGED_IN),
+  permissions: z.array(permissionSchema),
+  retailer_phone: z.string().optional(),
+});
+export type Session = z.infer<typeof sessionSchema>;
+export type LoginResponse = Session;
+
+/** Which sign-in screen is used: `/superadmin/login` admits SUPERADMIN accounts only. */
+export const loginClientSchema = z.enum(['console', 'superadmin']);
+export const LOGIN_CLIENT_HEADER = 'x-login-client';

@@ -1,0 +1,96 @@
+import { z } from 'zod';
+
+/** A batch's progress (spec §3 Batch progress record, kept by the server; design.md §3.3). */
+export const batchProgressSchema = z.object({
+  batchId: z.number().int(),
+  statusOf: z.string(),
+  command: z.string(),
+  batchfilename: z.string().nullable(),
+  /** 'complete' or 'incomplete' as the spec names it ('cancelled' for a discarded batch). */
+  isComplete: z.enum(['complete', 'incomplete', 'cancelled']),
+  /** running | paused | interrupted (its server stopped: resume with Process) | complete | cancelled */
+  phase: z.enum(['running', 'paused', 'interrupted', 'complete', 'cancelled']),
+  lastimei: z.string().nullable(),
+  total: z.number().int(),
+  valid: z.number().int(),
+  invalid: z.number().int(),
+  found: z.number().int(),
+  notFound: z.number().int(),
+  processed: z.number().int(),
+  createdAt: z.string(),
+  startedAt: z.string().nullable(),
+  completedAt: z.string().nullable(),
+  /** Processing time in ms (start to completion, or to now). */
+  elapsedMs: z.number().int(),
+});
+export type BatchProgress = z.infer<typeof batchProgressSchema>;
+
+export const bulkUploadResponseSchema = z.object({
+  status: z.literal('success'),
+  message: z.string(),
+  batchId: z.number().int().nullable(),
+  total: z.number().int(),
+});
+
+export const batchIdRequestSchema = z.object({ batchId: z.coerce.number().int().positive() });
+export const batchProgressResponseSchema = z.object({
+  status: z.literal('success'),
+  batch: batchProgressSchema,
+});
+export const currentBatchRequestSchema = z.object({ statusOf: z.string().min(1).max(64) });
+export const currentBatchResponseSchema = z.object({
+  status: z.literal('success'),
+  batch: batchProgressSchema.nullable(),
+});
+
+/** Spec §3 Per-IMEI batch result (notify rows carry their fields too). */
+export const batchResultSchema = z.object({
+  sno: z.number().int(),
+  imei: z.string(),
+  validate: z.enum(['found', 'not found']).nullable(),
+  note: z.string().nullable(),
+  transactionId: z.string().nullable(),
+  name: z.string().nullable(),
+  amount: z.string().nullable(),
+  date: z.string().nullable(),
+  template: z.string().nullable(),
+  header: z.string().nullable(),
+  notification: z.string().nullable(),
+});
+export type BatchResult = z.infer<typeof batchResultSchema>;
+export const batchResultsRequestSchema = z.object({
+  batchId: z.coerce.number().int().positive(),
+  offset: z.coerce.number().int().min(0).default(0),
+  limit: z.coerce.number().int().min(1).max(100_000).default(10_000),
+});
+export const batchResultsResponseSchema = z.object({
+  status: z.literal('success'),
+  items: z.array(batchResultSchema),
+  total: z.number().int(),
+});
+
+/** Legacy per-IMEI call of the spec's browser loop (spec §7 getimeidetails.php). */
+export const imeiDetailsRequestSchema = z.object({
+  imei: z.string().trim(),
+  action: z.string().trim(),
+  filename: z.string().max(255).optional(),
+  user: z.string().optional(),
+  message: z.string().max(2000).optional(),
+  template: z.string().optional(),
+  grade: z.enum(['level1', 'level2']).optional(),
+  level: z.enum(['level1', 'level2']).optional(),
+});
+export const imeiDetailsResponseSchema = z.object({ message: z.enum(['found', 'not found']) });
+
+export const updateStatusRequestSchema = z.object({
+  lastimei: z.string().max(20).optional().default(''),
+  fileName: z.string().max(255),
+  isComplete: z.enum(['complete', 'incomplete']),
+  statusOf: z.string().min(1).max(64),
+  user: z.string().optional(),
+});
+export const updateCommandRequestSchema = z.object({
+  imeilist: z.string().max(20_000_000),
+  action: z.string().trim(),
+  user: z.string().optional(),
+});

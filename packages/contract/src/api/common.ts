@@ -1,0 +1,51 @@
+import { z } from 'zod';
+
+/** Stable error codes carried by every error response (`code`), beside the human `message`. */
+export const ERROR_CODES = [
+  'VALIDATION_FAILED',
+  'BAD_ENVELOPE',
+  'UNAUTHENTICATED',
+  'FORBIDDEN',
+  'NOT_FOUND',
+  'CONFLICT',
+  'RATE_LIMITED',
+  'PAYLOAD_TOO_LARGE',
+  'UNSUPPORTED_MEDIA_TYPE',
+  'UNAVAILABLE',
+  'INTERNAL',
+  'INVALID_CREDENTIALS',
+  'ACCOUNT_DISABLED',
+] as const;
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+export const errorResponseSchema = z.object({
+  status: z.literal('error'),
+  code: z.enum(ERROR_CODES),
+  message: z.string(),
+});
+export type ErrorResponse = z.infer<typeof errorResponseSchema>;
+
+/** The spec's `{status, message}` reply of most calls. */
+export const statusMessageSchema = z.object({
+  status: z.string(),
+  message: z.string(),
+});
+export type StatusMessage = z.infer<typeof statusMessageSchema>;
+
+/** `GET /config.json`: runtime configuration of the console, so one build serves any deployment. */
+export const runtimeConfigSchema = z.object({
+  apiBase: z.string(),
+  keyApiBase: z.string(),
+  productLabel: z.string(),
+  envelopeKey: z.string(),
+  sessionCheckIntervalMs: z.number().int().positive(),
+  /** For the Add/Edit User modals' domain check (the server checks again). */
+  allowedEmailDomains: z.array(z.string()),
+  passwordMinLength: z.number().int().positive(),
+  /** The fixed client code the dynamic action table sends (spec §2). */
+  clientCode: z.string(),
+});
+export type RuntimeConfig = z.infer<typeof runtimeConfigSchema>;
+
+export const API_BASE = '/api/';
+export const KEY_API_BASE = '/keyapi/';

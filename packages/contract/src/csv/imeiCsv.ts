@@ -1,0 +1,158 @@
+/**
+ * The batch CSV of IMEI commands (spec §3 "Batch CSV for IMEI commands", §5 "Batch CSV (IMEI types)"):
+ * the same validator in the console and on the server. Papa Parse streams the file in chunks (a File or
+ * Blob in the browser, a Node readable stream or a string anywhere), and a small synchronous core checks
+ * the rows as they arrive, so a million-row file never sits in memory as parsed rows.
+ *
+ * Rules, with the spec's exact messages (MESSAGES):
+ * - the file's type is text/csv, or what browsers report for a .csv file (application/vnd.ms-excel, or an
+ *   empty type with a .csv name), else 'Only CSV files are allowed.';
+ * - header columns 1 and 2 are sno and imei1 (case-insensitive, trimmed), else a single invalid row
+ *   {line: 1, error: 'Invalid Headers', data: 'headers not matched'};
+ * - each data row has exactly 2 columns, else 'More than two columns found. please check your file';
+ * - the IMEI (column 2, trimmed) is exactly 15 digits, else 'Invalid Length found in imei, only 15 digits allowed'.
+ * A BOM, CRLF line ends, quoted fields and blank lines (trailing or not) are accepted; `line` is the row's
+ * line in the file, the header being line 1. A file with a header and no data rows passes with no IMEIs
+ * and says so in `note`.
+ */
+import type { UnparseConfig } from 'papaparse';
+import { MESSAGES } from '../messages';
+import { FORMULA_START } from './formula';
+import { type CsvInput, type CsvReadable, loadPapa, parseCsvRows } from './stream';
+
+/** Spec §3 Invalid row. */
+export interface InvalidRow {
+  /** The row's line in the file (the header is line 1). */
+  line: number;
+  error: string;
+  /** The row as it was in the file (its fields joined with commas). */
+  data: string;
+}
+
+export interface ImeiCsvResult {
+  /** The IMEIs of the valid rows, in file order (duplicates kept: the file is reported as it is). */
+  valid: string[];
+  invalid: InvalidRow[];
+  /** Data rows read (the header and blank lines not counted). */
+  total: number;
+  /** Set when the file has no data rows: it passes, and there is nothing to process. */
+  note?: string;
+}
+
+/** The columns of the batch CSV (as the sample file spells them). */
+export const IMEI_CSV_HEADERS = ['Sno', 'IMEI1'] as const;
+
+/** The note of a file that has a header and no data rows. */
+export const IMEI_CSV_NO_DATA_NOTE = 'The file has no data rows: there is nothing to process.';
+
+/** MIME types browsers report for a .csv file (Windows with Excel installed says application/vnd.ms-excel). */
+export const CSV_MIME_TYPES: readonly string[] = ['text/csv', 'application/vnd.ms-excel'];
+
+/** 'Only CSV files are allowed.' for anything but a CSV file, else null. */
+export function csvFileTypeError(file: { readonly name: string; readonly type: string }): string | null {
+  const type = file.type.trim().toLowerCase();
+  if (CSV_MIME_TYPES.includes(type)) return null;
+  if (type === '' && /\.csv$/i.test(file.name.trim())) return null;
+  return MESSAGES.onlyCsv;
+}
+
+const IMEI = /^\d{15}$/;
+
+/**
+ * The synchronous core: feed it the parsed rows in order (any chunking), then read the result.
+ * Exposed for callers that already hold rows; `validateImeiCsv` streams a file through it.
+ */
+export class ImeiCsvValidator {
+  private line = 0;
+  /** null until the header row was seen. */
+  private headerOk: boolean | null = null;
+  private total = 0;
+  private readonly valid: string[] = [];
+  private readonly invalid: InvalidRow[] = [];
+
+  push(rows: readonly (readonly string[])[]): void {
+    const { valid, invalid } = this;
+    for (let i = 0; i < rows.length; i++) {
+      const row = rows[i] as readonly string[];
+      const line = ++this.line;
+      if (this.headerOk === null) {
+        this.headerOk = isHeader(row);
+        continue;
+      }
+      const first = row[0] ?? '';
+      if (row.length === 1 && (first === '' || first.trim() === '')) continue; // a blank line
+      this.total++;
+      if (!this.headerOk) continue; // only counted: the file is refused on its header
+      if (row.length !== 2) {
+        invalid.push({ line, error: MESSAGES.moreThanTwoColumns, data: row.join(',') });
+        continue;
+      }
+      const raw = row[1] as string;
+      const imei = raw.length === 15 ? raw : raw.trim();
+      if (IMEI.test(imei)) valid.push(imei);
+      else invalid.push({ line, error: MESSAGES.invalidImeiLength, data: row.join(',') });
+    }
+  }
+
+  result(): ImeiCsvResult {
+    if (this.headerOk !== true) {
+      return {
+        valid: [],
+        invalid: [{ line: 1, error: MESSAGES.invalidHeaders, data: MESSAGES.headersNotMatched }],
+        total: this.total,
+      };
+    }
+    const result: ImeiCsvResult = { valid: this.valid, invalid: this.invalid, total: this.total };
+    if (this.total === 0) result.note = IMEI_CSV_NO_DATA_NOTE;
+    return result;
+  }
+}
+
+function isHeader(row: readonly string[]): boolean {
+  const sno = (row[0] ?? '')
+    .replace(/^\uFEFF/, '')
+    .trim()
+    .toLowerCase();
+  const imei1 = (row[1] ?? '').trim().toLowerCase();
+  return sno === 'sno' && imei1 === 'imei1';
+}
+
+/** What the validator reads: a File or Blob (browser), a Node readable stream, or the text itself. */
+export type CsvSource = CsvInput;
+export type ReadableLike = CsvReadable;
+
+export interface ValidateOptions {
+  /** Characters (strings) or bytes (files) per chunk; Papa Parse's default for files is 10 MB. */
+  chunkSize?: number;
+}
+
+/** Validates an IMEI batch CSV (the content; check the file's type with `csvFileTypeError` first). */
+export async function validateImeiCsv(
+  source: CsvSource,
+  options: ValidateOptions = {},
+): Promise<ImeiCsvResult> {
+  const validator = new ImeiCsvValidator();
+  await parseCsvRows(source, (rows) => validator.push(rows), options.chunkSize);
+  return validator.result();
+}
+
+/** Spec §3 Error report CSV: its file name and columns. */
+export const ERROR_REPORT_FILE_NAME = 'incorrect_data.csv';
+export const ERROR_REPORT_COLUMNS = ['Sno', 'Incorrect Data', 'Error Message'] as const;
+
+/**
+ * The text of incorrect_data.csv: one row per invalid row, Sno being its line in the uploaded file.
+ * Fields are quoted where CSV needs it, and cells that a spreadsheet would read as a formula are
+ * neutralised with a leading single quote.
+ */
+export async function incorrectDataCsv(invalid: readonly InvalidRow[]): Promise<string> {
+  const Papa = await loadPapa();
+  const config: UnparseConfig = { escapeFormulae: FORMULA_START, newline: '\r\n' };
+  return Papa.unparse(
+    {
+      fields: [...ERROR_REPORT_COLUMNS],
+      data: invalid.map((row) => [row.line, row.data, row.error]),
+    },
+    config,
+  );
+}

@@ -1,0 +1,4 @@
+export * from './formula';
+export * from './imeiCsv';
+export * from './notifyCsv';
+export * from './stream';

@@ -1,0 +1,281 @@
+/**
+ * The device side of the contract (design.md §4): raw command names, which ones set desired state, the
+ * device's state model, and the MQTT topics and payloads. The server and the simulated fleet both use it.
+ */
+import { z } from 'zod';
+
+/** Raw commands as stored and shown in reports (with the display mapping below). */
+export const RAW_COMMANDS = [
+  'LOCK',
+  'UNLOCK',
+  'RELEASE',
+  'BLOCKAPP',
+  'UNBLOCKAPP',
+  'NOTIFY',
+  'GREYAPP',
+  'UNGREYAPP',
+  'LOCKWALLPAPER',
+  'UNLOCKWALLPAPER',
+  'SETALARM',
+  'UNSETALARM',
+  'ENABLECAMERA',
+  'DISABLECAMERA',
+  'ENABLECREDIT',
+  'REVOKECREDIT',
+  'REBOOT',
+  'UPDATE',
+  'FORMATTEDDEVICE',
+] as const;
+export type RawCommand = (typeof RAW_COMMANDS)[number];
+export const rawCommandSchema = z.enum(RAW_COMMANDS);
+
+/** Spec §3: these raw commands display under another name; others display unchanged. */
+const DISPLAY: Partial<Record<string, string>> = {
+  LOCKWALLPAPER: 'SET WALLPAPER',
+  UNLOCKWALLPAPER: 'REMOVE WALLPAPER',
+  SETALARM: 'ACTIVATE ALARM',
+  UNSETALARM: 'DEACTIVATE ALARM',
+  GREYAPP: 'DISABLE APP',
+  UNGREYAPP: 'RESTORE APP',
+};
+export function displayCommand(raw: string): string {
+  return DISPLAY[raw] ?? raw;
+}
+
+/** The device state the agent enforces. */
+export const deviceStateSchema = z.object({
+  locked: z.boolean(),
+  appsBlocked: z.boolean(),
+  /** Greyed (disabled) app grade, or null. */
+  greyed: z.enum(['level1', 'level2']).nullable(),
+  wallpaper: z.boolean(),
+  alarm: z.boolean(),
+  cameraDisabled: z.boolean(),
+  credit: z.boolean(),
+  released: z.boolean(),
+});
+export type DeviceState = z.infer<typeof deviceStateSchema>;
+
+export const INITIAL_DEVICE_STATE: DeviceState = {
+  locked: false,
+  appsBlocked: false,
+  greyed: null,
+  wallpaper: false,
+  alarm: false,
+  cameraDisabled: false,
+  credit: false,
+  released: false,
+};
+
+export interface CommandOptions {
+  level?: 'level1' | 'level2';
+  message?: string;
+  caseType?: 'Pre' | 'Due' | 'Post';
+}
+
+/**
+ * State commands set a part of the desired state (the key); a newer command on the same key supersedes
+ * an older one not yet sent. One-shot commands are delivered once each, in order. FORMATTEDDEVICE is a
+ * server-side de-enrollment (the formatted phone has no agent left to answer).
+ */
+export type CommandKind = 'state' | 'oneshot' | 'server';
+
+const STATE_KEY: Partial<Record<RawCommand, keyof DeviceState>> = {
+  LOCK: 'locked',
+  UNLOCK: 'locked',
+  RELEASE: 'released',
+  BLOCKAPP: 'appsBlocked',
+  UNBLOCKAPP: 'appsBlocked',
+  GREYAPP: 'greyed',
+  UNGREYAPP: 'greyed',
+  LOCKWALLPAPER: 'wallpaper',
+  UNLOCKWALLPAPER: 'wallpaper',
+  SETALARM: 'alarm',
+  UNSETALARM: 'alarm',
+  ENABLECAMERA: 'cameraDisabled',
+  DISABLECAMERA: 'cameraDisabled',
+  ENABLECREDIT: 'credit',
+  REVOKECREDIT: 'credit',
+};
+
+export function commandKind(command: RawCommand): CommandKind {
+  if (command === 'FORMATTEDDEVICE') return 'server';
+  return STATE_KEY[command] ? 'state' : 'oneshot';
+}
+
+export function stateKeyOf(command: RawCommand): keyof DeviceState | null {
+  return STATE_KEY[command] ?? null;
+}
+
+/** The state after a device executes a command (pure; the simulator and the server's desired state use it). */
+export function applyCommand(
+  state: DeviceState,
+  command: RawCommand,
+  options: CommandOptions = {},
+): DeviceState {
+  switch (command) {
+    case 'LOCK':
+      return { ...state, locked: true };
+    case 'UNLOCK':
+      return { ...state, locked: false };
+    case 'RELEASE':
+      // A released phone is the customer's: every restriction is lifted.
+      return { ...INITIAL_DEVICE_STATE, released: true };
+    case 'BLOCKAPP':
+      return { ...state, appsBlocked: true };
+    case 'UNBLOCKAPP':
+      return { ...state, appsBlocked: false };
+    case 'GREYAPP':
+      return { ...state, greyed: options.level ?? 'level1' };
+    case 'UNGREYAPP':
+      return { ...state, greyed: null };
+    case 'LOCKWALLPAPER':
+      return { ...state, wallpaper: true };
+    case 'UNLOCKWALLPAPER':
+      return { ...state, wallpaper: false };
+    case 'SETALARM':
+      return { ...state, alarm: true };
+    case 'UNSETALARM':
+      return { ...state, alarm: false };
+    case 'ENABLECAMERA':
+      return { ...state, cameraDisabled: false };
+    case 'DISABLECAMERA':
+      return { ...state, cameraDisabled: true };
+    case 'ENABLECREDIT':
+      return { ...state, credit: true };
+    case 'REVOKECREDIT':
+      return { ...state, credit: false };
+    default:
+      return state;
+  }
+}
+
+// ---- MQTT ----
+
+export const TOPIC_ROOT = 'lendlock/d';
+export const topics = {
+  cmd: (imei: string) => `${TOPIC_ROOT}/${imei}/cmd`,
+  ack: (imei: string) => `${TOPIC_ROOT}/${imei}/ack`,
+  state: (imei: string) => `${TOPIC_ROOT}/${imei}/state`,
+  status: (imei: string) => `${TOPIC_ROOT}/${imei}/status`,
+} as const;
+
+/** `lendlock/d/{imei}/{kind}` → its parts, or null for any other topic. */
+export function parseDeviceTopic(
+  topic: string,
+): { imei: string; kind: 'cmd' | 'ack' | 'state' | 'status' } | null {
+  const match = /^lendlock\/d\/(\d{15})\/(cmd|ack|state|status)$/.exec(topic);
+  return match ? { imei: match[1] as string, kind: match[2] as 'cmd' | 'ack' | 'state' | 'status' } : null;
+}
+
+/** Server → device on `cmd` (QoS 1). `id` is the command's transactionId; devices ignore ids already executed. */
+export const commandMessageSchema = z.object({
+  id: z.string().min(1).max(64),
+  command: rawCommandSchema,
+  options: z
+    .object({
+      level: z.enum(['level1', 'level2']).optional(),
+      message: z.string().max(2000).optional(),
+      caseType: z.enum(['Pre', 'Due', 'Post']).optional(),
+    })
+    .default({}),
+  issuedAt: z.string(),
+});
+export type CommandMessage = z.infer<typeof commandMessageSchema>;
+
+/** Device → server on `ack` (QoS 1): the device's own acknowledgement. */
+export const ACK_STATUSES = ['DELIVERED', 'EXECUTED', 'FAILED'] as const;
+export const ackMessageSchema = z.object({
+  id: z.string().min(1).max(64),
+  status: z.enum(ACK_STATUSES),
+  result: z.string().max(500).optional(),
+  state: deviceStateSchema.optional(),
+});
+export type AckMessage = z.infer<typeof ackMessageSchema>;
+
+/** Device → server on `state` (QoS 1): what the device enforces now. */
+export const stateMessageSchema = z.object({
+  state: deviceStateSchema,
+  appversion: z.string().max(50).optional(),
+});
+export type StateMessage = z.infer<typeof stateMessageSchema>;
+
+/** Device → server on `status`: `online` after connecting; the will message says `offline` (neither retained). */
+export const DEVICE_ONLINE = 'online';
+export const DEVICE_OFFLINE = 'offline';
+
+/** Command statuses (design.md §4). Only the device's acknowledgements move a command to DELIVERED/EXECUTED/FAILED. */
+export const COMMAND_STATUSES = [
+  'QUEUED',
+  'SENT',
+  'DELIVERED',
+  'EXECUTED',
+  'FAILED',
+  'SUPERSEDED',
+  'CANCELLED',
+  'EXPIRED',
+] as const;
+export type CommandStatus = (typeof COMMAND_STATUSES)[number];
+export const PENDING_STATUSES: readonly CommandStatus[] = ['QUEUED', 'SENT', 'DELIVERED'];
+
+export const COMMAND_INTERFACES = ['S', 'A', 'B'] as const;
+export type CommandInterface = (typeof COMMAND_INTERFACES)[number];
+
+// ---- Registration over HTTPS ----
+
+const imei = z.string().regex(/^\d{15}$/, 'imei must be 15 digits');
+
+export const deviceRegistrationSchema = z.object({
+  imei1: imei,
+  imei2: imei.optional().or(z.literal('')).nullable(),
+  manufacturer: z.string().trim().max(100).default(''),
+  brand: z.string().trim().max(100).default(''),
+  model: z.string().trim().max(100).default(''),
+  appversion: z.string().trim().max(50).default(''),
+  apptype: z.string().trim().max(50).default(''),
+  retailer_phone: z
+    .string()
+    .regex(/^\d{10}$/, 'retailer_phone must be 10 digits')
+    .optional()
+    .nullable(),
+});
+export type DeviceRegistration = z.infer<typeof deviceRegistrationSchema>;
+
+export const deviceRegistrationResponseSchema = z.object({
+  status: z.literal('success'),
+  registrationstatus: z.string(),
+  /** The device's own MQTT credential: username is imei1. Shown once; stored hashed. */
+  credential: z.string(),
+  mqttUrl: z.string(),
+});
+export type DeviceRegistrationResponse = z.infer<typeof deviceRegistrationResponseSchema>;
+export const ENROLLMENT_SECRET_HEADER = 'x-enrollment-secret';
+
+/** The command that brings one part of a device's state to `value` (desired-state reconcile). */
+export function commandForState<K extends keyof DeviceState>(
+  key: K,
+  value: DeviceState[K],
+): { command: RawCommand; options: CommandOptions } | null {
+  switch (key) {
+    case 'locked':
+      return { command: value ? 'LOCK' : 'UNLOCK', options: {} };
+    case 'appsBlocked':
+      return { command: value ? 'BLOCKAPP' : 'UNBLOCKAPP', options: {} };
+    case 'greyed':
+      return value
+        ? { command: 'GREYAPP', options: { level: value as 'level1' | 'level2' } }
+        : { command: 'UNGREYAPP', options: {} };
+    case 'wallpaper':
+      return { command: value ? 'LOCKWALLPAPER' : 'UNLOCKWALLPAPER', options: {} };
+    case 'alarm':
+      return { command: value ? 'SETALARM' : 'UNSETALARM', options: {} };
+    case 'cameraDisabled':
+      return { command: value ? 'DISABLECAMERA' : 'ENABLECAMERA', options: {} };
+    case 'credit':
+      return { command: value ? 'ENABLECREDIT' : 'REVOKECREDIT', options: {} };
+    case 'released':
+      return value ? { command: 'RELEASE', options: {} } : null;
+    default:
+      return null;
+  }
+}

@@ -1,0 +1,2 @@
+/** Node-only parts of the contract (kept out of the browser bundle). */
+export * from './envelope/node';

@@ -1,0 +1,189 @@
+/**
+ * The Reports screen's tabs (spec §2 Reports / Bulk Upload History Details) and the export file names of
+ * spec §9. The server's downloadReports.php and exports and the console's tabs all read this table.
+ */
+import { z } from 'zod';
+import type { RawCommand } from './device';
+import { MESSAGES } from './messages';
+
+export type ReportKind = 'registration' | 'deenroll' | 'command';
+
+export interface ReportTab {
+  /** The `report` value sent to downloadReports.php. */
+  readonly report: string;
+  readonly label: string;
+  readonly kind: ReportKind;
+  /** Batch progress key of the command's bulk uploads. */
+  readonly statusOf?: string;
+  /** Raw commands whose executed rows the tab lists. */
+  readonly commands?: readonly RawCommand[];
+}
+
+export const REPORT_TABS = [
+  { report: 'registration', label: 'Registrations', kind: 'registration' },
+  { report: 'deenroll', label: 'De-enrollment/Re-registery Records', kind: 'deenroll' },
+  {
+    report: 'notification',
+    label: 'Enable Notification History',
+    kind: 'command',
+    statusOf: 'notifyfiles',
+    commands: ['NOTIFY'],
+  },
+  {
+    report: 'setwallpaper',
+    label: 'Set Wallpaper',
+    kind: 'command',
+    statusOf: 'setWallpaperfiles',
+    commands: ['LOCKWALLPAPER'],
+  },
+  {
+    report: 'removewallpaper',
+    label: 'Remove Wallpaper',
+    kind: 'command',
+    statusOf: 'removewallpaperfiles',
+    commands: ['UNLOCKWALLPAPER'],
+  },
+  {
+    report: 'activatealarm',
+    label: 'Activate Alarm',
+    kind: 'command',
+    statusOf: 'activatealarmfiles',
+    commands: ['SETALARM'],
+  },
+  {
+    report: 'deactivatealarm',
+    label: 'Deactivate Alarm',
+    kind: 'command',
+    statusOf: 'deactivatealarmfiles',
+    commands: ['UNSETALARM'],
+  },
+  {
+    report: 'disableapp',
+    label: 'Disable App',
+    kind: 'command',
+    statusOf: 'disableappfiles',
+    commands: ['GREYAPP'],
+  },
+  {
+    report: 'restoreapp',
+    label: 'Restore App',
+    kind: 'command',
+    statusOf: 'restoreappfiles',
+    commands: ['UNGREYAPP'],
+  },
+  {
+    report: 'disablecamera',
+    label: 'Disable Camera',
+    kind: 'command',
+    statusOf: 'disablecamerafiles',
+    commands: ['DISABLECAMERA'],
+  },
+  {
+    report: 'enablecamera',
+    label: 'Enable Camera',
+    kind: 'command',
+    statusOf: 'enablecamerafiles',
+    commands: ['ENABLECAMERA'],
+  },
+  {
+    report: 'release',
+    label: 'Release Device History',
+    kind: 'command',
+    statusOf: 'releasefiles',
+    commands: ['RELEASE'],
+  },
+] as const satisfies readonly ReportTab[];
+
+export type ReportName = (typeof REPORT_TABS)[number]['report'];
+
+export function reportTab(report: string): ReportTab | undefined {
+  return (REPORT_TABS as readonly ReportTab[]).find((t) => t.report === report);
+}
+
+/** The registration filter: All, Matched, Unmatched (sent as ALL, YES, NO). */
+export const REGISTRATION_FILTERS = [
+  { value: 'ALL', label: 'All', file: 'All' },
+  { value: 'YES', label: 'Matched', file: 'Matched' },
+  { value: 'NO', label: 'Unmatched', file: 'Unmatched' },
+] as const;
+export type RegistrationFilter = (typeof REGISTRATION_FILTERS)[number]['value'];
+
+/** Which rows an export holds: the tab's main rows, or its executed commands. */
+export type ExportPart = 'items' | 'commands';
+
+/** Spec §9 download names. */
+export function exportFileName(
+  report: string,
+  part: ExportPart,
+  from: string,
+  to: string,
+  match?: string,
+): string {
+  const tab = reportTab(report);
+  if (part === 'commands') return `report-${from}-${to}.xlsx`;
+  if (tab?.kind === 'registration') {
+    const filter = REGISTRATION_FILTERS.find((f) => f.value === match) ?? REGISTRATION_FILTERS[0];
+    return `Registration_Status_${filter.file}-${from}-${to}.xlsx`;
+  }
+  if (tab?.kind === 'deenroll') return `deenroll_record-${from}-${to}.xlsx`;
+  return `${report}-bulkUpload-${from}-${to}.xlsx`;
+}
+
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+/** Spec §5 Report: both dates required, the filter required on the registration tab, start ≤ end. */
+export function validateReportForm(form: {
+  report: string;
+  startdate: string;
+  enddate: string;
+  match?: string | undefined;
+}): string | null {
+  if (!DATE.test(form.startdate) || !DATE.test(form.enddate)) return MESSAGES.reportDatesRequired;
+  if (reportTab(form.report)?.kind === 'registration' && !form.match) return MESSAGES.reportFilterRequired;
+  if (form.startdate > form.enddate) return MESSAGES.endBeforeStart;
+  return null;
+}
+
+export const downloadReportsRequestSchema = z.object({
+  report: z.string().min(1).max(40),
+  startdate: z.string().max(10),
+  enddate: z.string().max(10),
+  match: z.enum(['ALL', 'YES', 'NO']).optional(),
+  /** Paging (large results are paged, never cut): rows after `offset`, at most `limit`. */
+  offset: z.coerce.number().int().min(0).default(0),
+  limit: z.coerce.number().int().min(1).max(100_000).default(1000),
+});
+export type DownloadReportsRequest = z.infer<typeof downloadReportsRequestSchema>;
+
+/** Spec §3 Bulk-upload history row. */
+export const bulkHistoryRowSchema = z.object({
+  id: z.number().int(),
+  date_and_time: z.string(),
+  /** Path of the uploaded file (under /api/v2/uploads/). */
+  file: z.string().nullable(),
+  /** The name the file had when uploaded. */
+  oldfile: z.string().nullable(),
+  isComplete: z.string(),
+  lastimei: z.string().nullable(),
+  remarks: z.string().nullable(),
+});
+export type BulkHistoryRow = z.infer<typeof bulkHistoryRowSchema>;
+
+export const downloadReportsResponseSchema = z.object({
+  status: z.literal('success'),
+  message: z.string(),
+  items: z.array(z.record(z.string(), z.unknown())),
+  commanditems: z.array(z.record(z.string(), z.unknown())),
+  total_items: z.number().int(),
+  total_commanditems: z.number().int(),
+  offset: z.number().int(),
+  limit: z.number().int(),
+});
+
+export const reportExportQuerySchema = z.object({
+  report: z.string().min(1).max(40),
+  startdate: z.string().max(10),
+  enddate: z.string().max(10),
+  match: z.enum(['ALL', 'YES', 'NO']).optional(),
+  part: z.enum(['items', 'commands']).default('items'),
+});
