@@ -1,0 +1,220 @@
+/**
+ * The app factory: builds a Fastify instance from a configuration and an open database. No module-level
+ * state, so tests build as many apps as they like.
+ */
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import multipart from '@fastify/multipart';
+import { createNodeEnvelopeCodec, type NodeEnvelopeCodec } from '@lendlock/contract/node';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import type { Kysely } from 'kysely';
+import type { Config } from './config';
+import type { Database } from './db/database';
+import type { DB } from './db/types';
+import { auditRoutes } from './modules/audit/routes';
+import { authRoutes } from './modules/auth/routes';
+import type { AuthSettings } from './modules/auth/service';
+import { batchRoutes } from './modules/batches/routes';
+import { BatchService } from './modules/batches/service';
+import { commandRoutes } from './modules/commands/routes';
+import { CommandService } from './modules/commands/service';
+import { deviceRoutes } from './modules/devices/routes';
+import { healthRoutes } from './modules/health/routes';
+import { keyRoutes } from './modules/keys/routes';
+import { passwordRoutes } from './modules/password/routes';
+import { reportRoutes } from './modules/reports/routes';
+import { userRoutes } from './modules/users/routes';
+import { registerAuth } from './plugins/auth';
+import { type DeviceChannel, startDeviceChannel } from './plugins/device-channel';
+import { registerEnvelope } from './plugins/envelope';
+import { registerErrorHandling } from './plugins/errors';
+import { registerKeyRateLimit } from './plugins/key-rate-limit';
+import { createMailer, type Mailer } from './plugins/mailer';
+import { registerMetrics } from './plugins/metrics';
+import { registerOpenApi } from './plugins/openapi';
+import { registerSecurity } from './plugins/security';
+import { registerWeb } from './plugins/web';
+
+export interface AppContext {
+  readonly config: Config;
+  readonly database: Database;
+  readonly db: Kysely<DB>;
+  readonly codec: NodeEnvelopeCodec;
+  readonly envelopeKey: string;
+  readonly authSettings: AuthSettings;
+  readonly mailer: Mailer;
+  readonly enrollmentSecret: string;
+  readonly commands: CommandService;
+  readonly batches: BatchService;
+  /** What devices are told to connect to. */
+  deviceMqttUrl: string;
+}
+
+export interface BuildAppOptions {
+  config: Config;
+  database: Database;
+  /** Outgoing mail; by default from SMTP_URL or the outbox in DATA_DIR. */
+  mailer?: Mailer;
+  /** Start the broker/gateway (default); the OpenAPI generator passes false. */
+  deviceChannel?: boolean;
+  /** Fastify logger options; tests pass false. */
+  logger?: FastifyServerOptions['logger'];
+}
+
+/** A configured secret, or one generated once and kept in the database so every instance shares it. */
+export async function resolveSetting(
+  db: Kysely<DB>,
+  key: 'envelope_key' | 'enrollment_secret',
+  configured: string | undefined,
+  generate: () => string,
+): Promise<string> {
+  if (configured) return configured;
+  await db
+    .insertInto('settings')
+    .values({ key, value: generate() })
+    .onConflict((oc) => oc.column('key').doNothing())
+    .execute();
+  const row = await db
+    .selectFrom('settings')
+    .select('value')
+    .where('key', '=', key)
+    .executeTakeFirstOrThrow();
+  return row.value;
+}
+
+export function loggerOptions(level: string): FastifyServerOptions['logger'] {
+  return {
+    level,
+    redact: {
+      paths: [
+        'req.headers["x-api-key"]',
+        'req.headers.authorization',
+        'req.headers.cookie',
+        'password',
+        'newPassword',
+        'token',
+        '*.password',
+        '*.newPassword',
+        '*.token',
+        '*.password_hash',
+        '*.*.password',
+        '*.*.token',
+      ],
+      censor: '[redacted]',
+    },
+  };
+}
+
+export async function buildApp(options: BuildAppOptions): Promise<FastifyInstance> {
+  const { config, database } = options;
+  const envelopeKey = await resolveSetting(database.db, 'envelope_key', config.envelopeKey, () =>
+    randomBytes(32).toString('base64'),
+  );
+  const enrollmentSecret = await resolveSetting(
+    database.db,
+    'enrollment_secret',
+    config.enrollmentSecret,
+    () => randomBytes(24).toString('base64url'),
+  );
+  const ctx: AppContext = {
+    config,
+    database,
+    db: database.db,
+    codec: createNodeEnvelopeCodec(envelopeKey),
+    envelopeKey,
+    authSettings: {
+      sessionTtlMs: config.sessionTtlMs,
+      maxFailuresPerAccount: config.loginMaxFailuresPerAccount,
+      maxFailuresPerAddress: config.loginMaxFailuresPerAddress,
+      throttleWindowMs: config.loginThrottleWindowMs,
+    },
+    mailer:
+      options.mailer ??
+      createMailer({
+        smtpUrl: config.smtpUrl,
+        from: config.mailFrom,
+        outboxDir: join(config.dataDir, 'outbox'),
+      }),
+    enrollmentSecret,
+    commands: undefined as unknown as CommandService,
+    batches: undefined as unknown as BatchService,
+    deviceMqttUrl: '',
+  };
+
+  const app = Fastify({
+    logger: options.logger ?? loggerOptions(config.logLevel),
+    // A hop count is valid at run time (proxy-addr) though Fastify's types omit it.
+    trustProxy: config.trustProxy as FastifyServerOptions['trustProxy'],
+    bodyLimit: 1024 * 1024,
+    return503OnClosing: true,
+    requestIdHeader: false,
+    genReqId: () => randomBytes(8).toString('hex'),
+  });
+  const commands = new CommandService({
+    db: database.db,
+    log: app.log,
+    oneShotTtlMs: config.commandTtlMs,
+    resendAfterMs: config.commandResendAfterMs,
+  });
+  const batches = new BatchService({
+    db: database.db,
+    commands,
+    log: app.log,
+    oneShotTtlMs: config.commandTtlMs,
+    workers: config.batchWorkers,
+  });
+  Object.assign(ctx, { commands, batches });
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+
+  // Security headers first, so that every answer carries them (401s and 403s from the auth hook too).
+  await registerSecurity(app);
+  await app.register(multipart, { limits: { fileSize: config.uploadMaxBytes, files: 1, fields: 20 } });
+  registerEnvelope(app, ctx.codec);
+  registerAuth(app, ctx.db);
+  await registerKeyRateLimit(app, config.keyRateLimitPerMinute);
+  const consoleFallback = await registerWeb(app, {
+    webDist: config.webDist,
+    productLabel: config.productLabel,
+    envelopeKey,
+    allowedEmailDomains: config.allowedEmailDomains,
+    passwordMinLength: config.passwordMinLength,
+    clientCode: config.clientCode,
+  });
+  registerErrorHandling(app, consoleFallback);
+
+  const metrics = registerMetrics(app, database.db, config.metricsToken);
+  await registerOpenApi(app);
+  await app.register(healthRoutes(ctx));
+  await app.register(authRoutes(ctx));
+  await app.register(userRoutes(ctx));
+  await app.register(keyRoutes(ctx));
+  await app.register(passwordRoutes(ctx));
+  await app.register(deviceRoutes(ctx));
+  await app.register(commandRoutes(ctx));
+  await app.register(batchRoutes(ctx));
+  await app.register(reportRoutes(ctx));
+  await app.register(auditRoutes(ctx));
+  app.addHook('onClose', async () => ctx.mailer.close());
+
+  if (options.deviceChannel !== false) {
+    const channel = await startDeviceChannel(config, database.db, commands, app.log, metrics.acks);
+    ctx.deviceMqttUrl = channel.deviceMqttUrl;
+    app.decorate('deviceChannel', channel);
+    app.addHook('onClose', async () => channel.close());
+    // Batch workers run beside the device channel; on close they stop before it does.
+    app.addHook('onReady', async () => batches.start());
+    app.addHook('preClose', async () => batches.stop());
+  }
+  app.decorate('ctx', ctx);
+  return app;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The app's context (services, config): for tests and the demo. */
+    ctx: AppContext;
+    deviceChannel?: DeviceChannel;
+  }
+}

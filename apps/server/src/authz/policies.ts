@@ -1,0 +1,138 @@
+/**
+ * The route permission table: every route the server exposes appears here with its access rule.
+ * A route missing from this table makes the app refuse to start (see plugins/auth.ts), and the
+ * authorization tests read this table to generate their matrix.
+ */
+import type { ScreenName } from '@lendlock/contract';
+
+export type Credential = 'session' | 'key';
+
+export type Access =
+  /** Anyone, signed in or not. */
+  | { readonly kind: 'public' }
+  /** Any signed-in principal with one of the credentials. */
+  | { readonly kind: 'signedIn'; readonly credentials: readonly Credential[] }
+  /** ADMIN and SUPERADMIN, or a USER holding the permission named after the screen. */
+  | {
+      readonly kind: 'permission';
+      readonly permission: ScreenName;
+      readonly credentials: readonly Credential[];
+    }
+  /**
+   * A command call: any signed-in principal reaches the handler, which requires the permission of the
+   * command's screen from the command definition table (ADMIN and SUPERADMIN pass).
+   */
+  | { readonly kind: 'command'; readonly credentials: readonly Credential[] }
+  /** ADMIN or SUPERADMIN. */
+  | { readonly kind: 'admin'; readonly credentials: readonly Credential[] }
+  /** SUPERADMIN only. */
+  | { readonly kind: 'superadmin'; readonly credentials: readonly Credential[] };
+
+const ANY: readonly Credential[] = ['session', 'key'];
+const SESSION: readonly Credential[] = ['session'];
+
+export const PUBLIC: Access = { kind: 'public' };
+export const signedIn = (credentials = ANY): Access => ({ kind: 'signedIn', credentials });
+export const permission = (name: ScreenName, credentials = ANY): Access => ({
+  kind: 'permission',
+  permission: name,
+  credentials,
+});
+export const admin = (credentials = ANY): Access => ({ kind: 'admin', credentials });
+export const command = (credentials = ANY): Access => ({ kind: 'command', credentials });
+export const superadmin = (credentials = ANY): Access => ({ kind: 'superadmin', credentials });
+
+/** `METHOD /path` → access. HEAD routes follow their GET. */
+export const ROUTE_POLICIES: Readonly<Record<string, Access>> = {
+  // Operations
+  'GET /healthz': PUBLIC,
+  'GET /readyz': PUBLIC,
+  'GET /metrics': PUBLIC, // Prometheus; a bearer token when METRICS_TOKEN is set
+  // Integrator documentation (OpenAPI, Swagger UI)
+  'GET /docs': PUBLIC,
+  'GET /docs/': PUBLIC,
+  'GET /docs/json': PUBLIC,
+  'GET /docs/yaml': PUBLIC,
+  'GET /docs/static/index.html': PUBLIC,
+  'GET /docs/static/swagger-initializer.js': PUBLIC,
+  'GET /docs/static/*': PUBLIC,
+  // The console and its runtime configuration
+  'GET /config.json': PUBLIC,
+  'GET /': PUBLIC,
+  'GET /*': PUBLIC,
+  // Sign-in and sessions (spec §7)
+  'POST /api/login.php': PUBLIC,
+  'POST /api/logout.php': signedIn(SESSION),
+  // User management (spec §7; ADMIN and SUPERADMIN, console sessions only)
+  'GET /api/getUsers.php': admin(SESSION),
+  'GET /api/getPermissions.php': admin(SESSION),
+  'POST /api/addUser.php': admin(SESSION),
+  'POST /api/updateUser.php': admin(SESSION),
+  'POST /api/updateUserStatus.php': admin(SESSION),
+  'POST /api/updateLoginStatus.php': admin(SESSION),
+  // Password reset (design.md §3.1)
+  'POST /api/forgotPassword.php': PUBLIC,
+  'POST /api/reset_password.php': PUBLIC,
+  // Devices: the agent's registration (admitted by the enrollment secret) and the console's reads
+  'POST /device/v1/register': PUBLIC,
+  'GET /api/homeData.php': signedIn(),
+  'GET /api/v2/dashboard': signedIn(),
+  'POST /api/devicedetails.php': permission('deviceDetails'),
+  'POST /api/auditReportByImei.php': permission('auditReport'),
+  'POST /api/getAppVersionDevices.php': permission('appversion'),
+  'POST /api/v2/pendingCommands': permission('deviceDetails'),
+  'POST /api/v2/cancelCommand': permission('deviceDetails'),
+  'POST /api/v2/financedImeis': admin(),
+  'POST /api/v2/financedImeis/upload': admin(),
+  // Commands (spec §7; the action decides the permission, from the command definition table)
+  'POST /api/locknotification.php': command(),
+  'POST /api/formattedDevice.php': permission('formattedDevice'),
+  'POST /api/adminlocknotification.php': superadmin(),
+  'POST /api/v2/commandStatus': signedIn(),
+  'POST /api/v2/batchStatus': signedIn(),
+  // Batches (spec §7 bulk scripts; design.md §3.3 server-side jobs) and the legacy per-IMEI loop
+  ...Object.fromEntries(
+    [
+      'bulkReleaseCopy',
+      'bulkLockCopy',
+      'bulkUnlockCopy',
+      'bulkBlockCopy',
+      'bulkUnblockCopy',
+      'bulkNotifyCopy',
+      'bulkGreyCopy',
+      'bulkUngreyCopy',
+      'bulkSetWallpaperCopy',
+      'bulkUnsetWallpaperCopy',
+      'bulkSetAlarmCopy',
+      'bulkUnsetAlarmCopy',
+      'bulkEnableCameraCopy',
+      'bulkDisableCameraCopy',
+      'bulkEnableCreditCopy',
+      'bulkRevokeCreditCopy',
+    ].map((script) => [`POST /api/${script}.php`, command()]),
+  ),
+  'POST /api/getimeidetails.php': command(),
+  'POST /api/updateStatusOnServer.php': signedIn(),
+  'PUT /api/updateCommandOnServer.php': command(),
+  'POST /api/v2/batch/progress': signedIn(),
+  'POST /api/v2/batch/current': signedIn(),
+  'POST /api/v2/batch/results': signedIn(),
+  'POST /api/v2/batch/pause': signedIn(),
+  'POST /api/v2/batch/resume': signedIn(),
+  'POST /api/v2/batch/cancel': signedIn(),
+  // Reports and history (spec §7 downloadReports.php; design.md §3.5 streamed exports)
+  'POST /api/downloadReports.php': permission('reports'),
+  'GET /api/v2/reports/export': permission('reports'),
+  'GET /api/v2/uploads/:feature/:file': permission('reports'),
+  // The audit log (SUPERADMIN)
+  'POST /api/v2/audit/search': superadmin(SESSION),
+  'GET /api/v2/audit/export': superadmin(SESSION),
+  // Key management (design.md §3.4: ADMIN, SUPERADMIN or the keyManagement permission; sessions only)
+  'GET /keyapi/keymanagement/view_keys.php': permission('keyManagement', SESSION),
+  'POST /keyapi/generate_key.php': permission('keyManagement', SESSION),
+  'POST /keyapi/keymanagement/update_key_status.php': permission('keyManagement', SESSION),
+};
+
+export function policyKey(method: string, url: string): string {
+  return `${method === 'HEAD' ? 'GET' : method} ${url}`;
+}

@@ -1,0 +1,256 @@
+/**
+ * Configuration from the environment, validated once at start. Every bad value gets its own clear
+ * message; nothing else in the server reads `process.env`.
+ */
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+import { parseDuration } from './lib/duration';
+
+const repoRoot = resolve(fileURLToPath(new URL('.', import.meta.url)), '../../..');
+
+const duration = (name: string) =>
+  z.string().transform((value, ctx) => {
+    const ms = parseDuration(value);
+    if (ms === null) {
+      ctx.addIssue({ code: 'custom', message: `${name} must be a duration like 8h, 30m, 45s or 1500ms` });
+      return z.NEVER;
+    }
+    return ms;
+  });
+
+const int = (name: string, min: number, max: number) =>
+  z
+    .string()
+    .regex(/^\d+$/, `${name} must be a whole number`)
+    .transform(Number)
+    .refine((n) => n >= min && n <= max, `${name} must be between ${min} and ${max}`);
+
+const url = (name: string, protocols: string[]) =>
+  z.string().refine(
+    (value) => {
+      try {
+        return protocols.includes(new URL(value).protocol);
+      } catch {
+        return false;
+      }
+    },
+    `${name} must be a URL starting with ${protocols.map((p) => `${p}//`).join(' or ')}`,
+  );
+
+const envSchema = z.object({
+  PORT: int('PORT', 0, 65535).default(8080),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  DATA_DIR: z.string().min(1).default(resolve(repoRoot, 'data')),
+  DATABASE_URL: url('DATABASE_URL', ['postgres:', 'postgresql:']).optional(),
+  DATABASE_POOL_SIZE: int('DATABASE_POOL_SIZE', 1, 500).default(20),
+  MQTT_URL: url('MQTT_URL', ['mqtt:', 'mqtts:', 'ws:', 'wss:']).optional(),
+  MQTT_PORT: int('MQTT_PORT', 0, 65535).default(1884),
+  MQTT_HOST: z.string().min(1).default('0.0.0.0'),
+  DEVICE_MQTT_URL: url('DEVICE_MQTT_URL', ['mqtt:', 'mqtts:', 'ws:', 'wss:']).optional(),
+  MQTT_SHARED_GROUP: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]+$/, 'MQTT_SHARED_GROUP must be letters, digits, - or _')
+    .default('lendlock'),
+  MQTT_LOADTEST_PASSWORD: z
+    .string()
+    .min(16, 'MQTT_LOADTEST_PASSWORD must be at least 16 characters')
+    .optional(),
+  ENROLLMENT_SECRET: z.string().min(16, 'ENROLLMENT_SECRET must be at least 16 characters').optional(),
+  COMMAND_TTL: duration('COMMAND_TTL').default(72 * 3_600_000),
+  COMMAND_RESEND_AFTER: duration('COMMAND_RESEND_AFTER').default(30_000),
+  DISPATCH_INTERVAL: duration('DISPATCH_INTERVAL').default(2_000),
+  ENVELOPE_KEY: z
+    .string()
+    .refine((v) => Buffer.from(v, 'base64').length === 32, 'ENVELOPE_KEY must be 32 bytes written as base64')
+    .optional(),
+  SESSION_TTL: duration('SESSION_TTL').default(8 * 3_600_000),
+  PRODUCT_LABEL: z.string().min(1).max(60).default('Lendlock'),
+  ALLOWED_EMAIL_DOMAINS: z
+    .string()
+    .transform((v) =>
+      v
+        .split(',')
+        .map((d) => d.trim().toLowerCase())
+        .filter(Boolean),
+    )
+    .refine((list) => list.length > 0, 'ALLOWED_EMAIL_DOMAINS must list at least one domain')
+    .refine(
+      (list) => list.every((d) => /^[a-z0-9-]+(\.[a-z0-9-]+)+$/.test(d)),
+      'ALLOWED_EMAIL_DOMAINS must be a comma-separated list of domains like lendlock.com',
+    )
+    .default(['lendlock.com', 'lendlock.in']),
+  PASSWORD_MIN_LENGTH: int('PASSWORD_MIN_LENGTH', 6, 128).default(8),
+  LOGIN_MAX_FAILURES_PER_ACCOUNT: int('LOGIN_MAX_FAILURES_PER_ACCOUNT', 1, 1000).default(5),
+  LOGIN_MAX_FAILURES_PER_ADDRESS: int('LOGIN_MAX_FAILURES_PER_ADDRESS', 1, 100000).default(30),
+  LOGIN_THROTTLE_WINDOW: duration('LOGIN_THROTTLE_WINDOW').default(15 * 60_000),
+  TRUST_PROXY: z
+    .string()
+    .refine(
+      (v) =>
+        /^(true|false|\d{1,2})$/.test(v) ||
+        v.split(',').every((part) => /^[0-9a-fA-F.:/]+$/.test(part.trim())),
+      'TRUST_PROXY must be false, true, a number of proxy hops, or a comma-separated list of proxy addresses/CIDRs',
+    )
+    .transform((v): boolean | number | string =>
+      v === 'true' ? true : v === 'false' ? false : /^\d+$/.test(v) ? Number(v) : v,
+    )
+    .default(false),
+  BOOTSTRAP_SUPERADMIN_EMAIL: z.email('BOOTSTRAP_SUPERADMIN_EMAIL must be an email address').optional(),
+  BOOTSTRAP_SUPERADMIN_PASSWORD: z
+    .string()
+    .min(8, 'BOOTSTRAP_SUPERADMIN_PASSWORD must be at least 8 characters')
+    .optional(),
+  SMTP_URL: url('SMTP_URL', ['smtp:', 'smtps:']).optional(),
+  MAIL_FROM: z.string().min(3).default('Lendlock <no-reply@lendlock.local>'),
+  PUBLIC_URL: url('PUBLIC_URL', ['http:', 'https:']).default('http://localhost:8080'),
+  DEMO_DATA: z.enum(['auto', 'on', 'off'], { error: 'DEMO_DATA must be auto, on or off' }).default('auto'),
+  CLIENT_CODE: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,40}$/, 'CLIENT_CODE must be 1-40 letters, digits, - or _')
+    .default('LENDLOCK'),
+  DEMO_DEVICES: int('DEMO_DEVICES', 1, 20000).default(300),
+  WEB_DIST: z.string().min(1).default(resolve(repoRoot, 'apps/web/dist')),
+  LOG_LEVEL: z
+    .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
+      error: 'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent',
+    })
+    .default('info'),
+  SHUTDOWN_TIMEOUT: duration('SHUTDOWN_TIMEOUT').default(10_000),
+  UPLOAD_MAX_MB: int('UPLOAD_MAX_MB', 1, 2048).default(100),
+  METRICS_TOKEN: z.string().min(16, 'METRICS_TOKEN must be at least 16 characters').optional(),
+  KEY_RATE_LIMIT: int('KEY_RATE_LIMIT', 1, 1_000_000).default(600),
+  REPORT_TIMEZONE: z
+    .string()
+    .refine((tz) => {
+      try {
+        new Intl.DateTimeFormat('en', { timeZone: tz });
+        return true;
+      } catch {
+        return false;
+      }
+    }, 'REPORT_TIMEZONE must be an IANA time zone such as Asia/Kolkata or UTC')
+    .default('UTC'),
+  BATCH_MAX_ROWS: int('BATCH_MAX_ROWS', 1, 10_000_000).default(1_000_000),
+  BATCH_WORKERS: int('BATCH_WORKERS', 1, 32).default(2),
+});
+
+export type Config = {
+  port: number;
+  host: string;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  databasePoolSize: number;
+  mqttUrl: string | undefined;
+  mqttPort: number;
+  mqttHost: string;
+  deviceMqttUrl: string | undefined;
+  mqttSharedGroup: string;
+  mqttLoadTestPassword: string | undefined;
+  enrollmentSecret: string | undefined;
+  commandTtlMs: number;
+  commandResendAfterMs: number;
+  dispatchIntervalMs: number;
+  envelopeKey: string | undefined;
+  sessionTtlMs: number;
+  productLabel: string;
+  allowedEmailDomains: string[];
+  passwordMinLength: number;
+  loginMaxFailuresPerAccount: number;
+  loginMaxFailuresPerAddress: number;
+  loginThrottleWindowMs: number;
+  /** false, true (every hop), a hop count, or trusted proxy addresses/CIDRs (Fastify's trustProxy). */
+  trustProxy: boolean | number | string;
+  bootstrapSuperadminEmail: string | undefined;
+  bootstrapSuperadminPassword: string | undefined;
+  smtpUrl: string | undefined;
+  mailFrom: string;
+  publicUrl: string;
+  demoData: 'auto' | 'on' | 'off';
+  demoDevices: number;
+  clientCode: string;
+  webDist: string;
+  logLevel: string;
+  shutdownTimeoutMs: number;
+  uploadMaxBytes: number;
+  batchMaxRows: number;
+  reportTimeZone: string;
+  keyRateLimitPerMinute: number;
+  metricsToken: string | undefined;
+  batchWorkers: number;
+};
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Reads the configuration from an environment; throws ConfigError listing every bad value. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const present = Object.fromEntries(
+    Object.keys(envSchema.shape).flatMap((key) => {
+      const value = env[key];
+      return value === undefined || value === '' ? [] : [[key, value]];
+    }),
+  );
+  const parsed = envSchema.safeParse(present);
+  if (!parsed.success) {
+    throw new ConfigError(
+      parsed.error.issues.map((issue) => {
+        const key = String(issue.path[0] ?? '');
+        const shown = key in present ? ` (got ${JSON.stringify(present[key])})` : '';
+        const message = issue.message.startsWith(key) ? issue.message : `${key}: ${issue.message}`;
+        return `${message}${['BOOTSTRAP_SUPERADMIN_PASSWORD', 'ENVELOPE_KEY', 'SMTP_URL', 'DATABASE_URL', 'MQTT_URL', 'ENROLLMENT_SECRET', 'MQTT_LOADTEST_PASSWORD', 'METRICS_TOKEN'].includes(key) ? '' : shown}`;
+      }),
+    );
+  }
+  const e = parsed.data;
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    dataDir: resolve(e.DATA_DIR),
+    databaseUrl: e.DATABASE_URL,
+    databasePoolSize: e.DATABASE_POOL_SIZE,
+    mqttUrl: e.MQTT_URL,
+    mqttPort: e.MQTT_PORT,
+    mqttHost: e.MQTT_HOST,
+    deviceMqttUrl: e.DEVICE_MQTT_URL,
+    mqttSharedGroup: e.MQTT_SHARED_GROUP,
+    mqttLoadTestPassword: e.MQTT_LOADTEST_PASSWORD,
+    enrollmentSecret: e.ENROLLMENT_SECRET,
+    commandTtlMs: e.COMMAND_TTL,
+    commandResendAfterMs: e.COMMAND_RESEND_AFTER,
+    dispatchIntervalMs: e.DISPATCH_INTERVAL,
+    envelopeKey: e.ENVELOPE_KEY,
+    sessionTtlMs: e.SESSION_TTL,
+    productLabel: e.PRODUCT_LABEL,
+    allowedEmailDomains: e.ALLOWED_EMAIL_DOMAINS,
+    passwordMinLength: e.PASSWORD_MIN_LENGTH,
+    loginMaxFailuresPerAccount: e.LOGIN_MAX_FAILURES_PER_ACCOUNT,
+    loginMaxFailuresPerAddress: e.LOGIN_MAX_FAILURES_PER_ADDRESS,
+    loginThrottleWindowMs: e.LOGIN_THROTTLE_WINDOW,
+    trustProxy: e.TRUST_PROXY,
+    bootstrapSuperadminEmail: e.BOOTSTRAP_SUPERADMIN_EMAIL,
+    bootstrapSuperadminPassword: e.BOOTSTRAP_SUPERADMIN_PASSWORD,
+    smtpUrl: e.SMTP_URL,
+    mailFrom: e.MAIL_FROM,
+    publicUrl: e.PUBLIC_URL.replace(/\/+$/, ''),
+    demoData: e.DEMO_DATA,
+    demoDevices: e.DEMO_DEVICES,
+    clientCode: e.CLIENT_CODE,
+    webDist: resolve(e.WEB_DIST),
+    logLevel: e.LOG_LEVEL,
+    shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT,
+    uploadMaxBytes: e.UPLOAD_MAX_MB * 1024 * 1024,
+    batchMaxRows: e.BATCH_MAX_ROWS,
+    reportTimeZone: e.REPORT_TIMEZONE,
+    keyRateLimitPerMinute: e.KEY_RATE_LIMIT,
+    metricsToken: e.METRICS_TOKEN,
+    batchWorkers: e.BATCH_WORKERS,
+  };
+}
+
+/** The documented variables (README's table is checked against this list by a test). */
+export const ENV_VARIABLES = Object.keys(envSchema.shape);

@@ -1,0 +1,75 @@
+/**
+ * The database: PGlite in DATA_DIR by default, PostgreSQL when DATABASE_URL is set. One SQL dialect.
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { Kysely, Migrator, PostgresDialect, sql } from 'kysely';
+import { PGliteDialect } from 'kysely-pglite-dialect';
+import pg from 'pg';
+import { MIGRATIONS } from './migrations/index';
+import type { DB } from './types';
+
+export type DatabaseKind = 'pglite' | 'postgres';
+
+export interface Database {
+  readonly db: Kysely<DB>;
+  readonly kind: DatabaseKind;
+  /** Resolves when a trivial query answers. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface DatabaseOptions {
+  databaseUrl?: string | undefined;
+  dataDir: string;
+  poolSize?: number;
+}
+
+// int8 (count(*), bigint ids) as number on pg, like PGlite does: our counts stay far below 2^53.
+pg.types.setTypeParser(20, (value) => Number.parseInt(value, 10));
+
+export async function openDatabase(options: DatabaseOptions): Promise<Database> {
+  if (options.databaseUrl) {
+    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 20 });
+    // A connection dropped by the server (a restart, a failover) must not crash the process: idle clients
+    // report through the pool, checked-out ones through the query that fails (→ 503), and the pool then
+    // opens fresh connections.
+    pool.on('error', () => {});
+    pool.on('connect', (client) => client.on('error', () => {}));
+    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+    return {
+      db,
+      kind: 'postgres',
+      ping: async () => {
+        await sql`SELECT 1`.execute(db);
+      },
+      close: () => db.destroy(),
+    };
+  }
+  const dir = join(options.dataDir, 'pgdata');
+  mkdirSync(dir, { recursive: true });
+  const lite = await PGlite.create(dir);
+  const db = new Kysely<DB>({ dialect: new PGliteDialect(lite) });
+  return {
+    db,
+    kind: 'pglite',
+    ping: async () => {
+      await sql`SELECT 1`.execute(db);
+    },
+    close: () => db.destroy(),
+  };
+}
+
+/** Applies every pending migration, in order; throws on the first failure. */
+export async function migrate(db: Kysely<DB>): Promise<string[]> {
+  const migrator = new Migrator({
+    db,
+    provider: { getMigrations: async () => MIGRATIONS },
+    migrationTableName: 'schema_migrations',
+    migrationLockTableName: 'schema_migrations_lock',
+  });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) throw error instanceof Error ? error : new Error(String(error));
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}

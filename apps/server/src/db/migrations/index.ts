@@ -1,0 +1,19 @@
+import type { Migration } from 'kysely';
+import * as m0001 from './0001_foundation';
+import * as m0002 from './0002_keys_and_password_resets';
+import * as m0003 from './0003_devices_and_commands';
+import * as m0004 from './0004_batches';
+import * as m0005 from './0005_batch_items';
+import * as m0006 from './0006_report_indexes';
+import * as m0007 from './0007_scale';
+
+/** Every migration, in order. Names are versions: never rename or edit one that has shipped. */
+export const MIGRATIONS: Record<string, Migration> = {
+  '0001_foundation': m0001,
+  '0002_keys_and_password_resets': m0002,
+  '0003_devices_and_commands': m0003,
+  '0004_batches': m0004,
+  '0005_batch_items': m0005,
+  '0006_report_indexes': m0006,
+  '0007_scale': m0007,
+};

@@ -1,0 +1,266 @@
+import type {
+  CommandInterface,
+  CommandKind,
+  CommandOptions,
+  CommandStatus,
+  DeviceState,
+  KeyStatus,
+  RawCommand,
+  UserLevel,
+  UserStatus,
+} from '@lendlock/contract';
+import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
+
+type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
+/** A column the database fills with its default when an insert leaves it out. */
+type WithDefault<T> = ColumnType<T, T | undefined, T>;
+
+export interface UsersTable {
+  id: Generated<number>;
+  email: string;
+  phone: string | null;
+  password_hash: string;
+  userlevel: UserLevel;
+  userstatus: ColumnType<UserStatus, UserStatus | undefined, UserStatus>;
+  retailer_phone: string | null;
+  created_at: CreatedAt;
+  updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
+}
+
+export interface PermissionsTable {
+  id: Generated<number>;
+  permission_name: string;
+}
+
+export interface UserPermissionsTable {
+  user_id: number;
+  permission_id: number;
+}
+
+export interface SessionsTable {
+  /** sha256 of the token, hex; the token itself is never stored. */
+  token_hash: string;
+  user_id: number;
+  created_at: CreatedAt;
+  expires_at: Date;
+  ended_at: Date | null;
+  ended_reason: string | null;
+  client_address: string | null;
+}
+
+export interface ApiKeysTable {
+  id: Generated<number>;
+  key_name: string;
+  key_hash: string;
+  status: ColumnType<KeyStatus, KeyStatus | undefined, KeyStatus>;
+  user_id: number;
+  created_at: CreatedAt;
+  last_used_at: Date | null;
+}
+
+export interface PasswordResetsTable {
+  token_hash: string;
+  user_id: number;
+  created_at: CreatedAt;
+  expires_at: Date;
+  used_at: Date | null;
+  used_reason: string | null;
+}
+
+export interface LoginThrottleTable {
+  key: string;
+  window_start: Date;
+  failures: number;
+}
+
+export interface SettingsTable {
+  key: string;
+  value: string;
+}
+
+export interface AuditLogTable {
+  id: Generated<number>;
+  at: CreatedAt;
+  actor_user_id: number | null;
+  actor_key_id: number | null;
+  actor: string;
+  action: string;
+  target: string | null;
+  address: string | null;
+  result: string;
+  details: ColumnType<unknown, string | null | undefined, never>;
+}
+
+export interface FinancedImeisTable {
+  imei: string;
+  source: ColumnType<string, string | undefined, string>;
+  created_at: CreatedAt;
+}
+
+export type ClaimStatus = 'ENROLLED' | 'DEENROLLED' | 'RELEASED';
+export type RegistrationStatus = 'REGISTERED' | 'RE-REGISTERED';
+
+export interface DevicesTable {
+  imei1: string;
+  imei2: string | null;
+  manufacturer: WithDefault<string>;
+  brand: WithDefault<string>;
+  model: WithDefault<string>;
+  appversion: WithDefault<string>;
+  apptype: WithDefault<string>;
+  retailer_phone: string | null;
+  claimstatus: ColumnType<ClaimStatus, ClaimStatus | undefined, ClaimStatus>;
+  registrationstatus: ColumnType<RegistrationStatus, RegistrationStatus | undefined, RegistrationStatus>;
+  match_status: 'YES' | 'NO';
+  credential_hash: string | null;
+  created_at: CreatedAt;
+  registered_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  online: ColumnType<boolean, boolean | undefined, boolean>;
+  last_seen_at: Date | null;
+  reported_state: ColumnType<DeviceState | null, string | null | undefined, string | null>;
+  desired_state: ColumnType<Partial<DeviceState>, string | undefined, string>;
+  last_command: string | null;
+  last_command_at: Date | null;
+}
+
+export interface RegistrationsTable {
+  id: Generated<number>;
+  imei1: string;
+  imei2: string | null;
+  match_status: string;
+  registration_status: string;
+  manufacturer: WithDefault<string>;
+  brand: WithDefault<string>;
+  model: WithDefault<string>;
+  appversion: WithDefault<string>;
+  apptype: WithDefault<string>;
+  retailer_phone: string | null;
+  created_at: CreatedAt;
+}
+
+export interface DeenrollmentsTable {
+  id: Generated<number>;
+  imei1: string;
+  imei2: string | null;
+  action: string;
+  created_at: CreatedAt;
+}
+
+export interface ReleasesTable {
+  id: Generated<number>;
+  imei1: string;
+  imei2: string | null;
+  released_by: string;
+  transaction_id: string | null;
+  created_at: CreatedAt;
+}
+
+export interface CommandsTable {
+  id: Generated<number>;
+  transaction_id: string;
+  imei1: string;
+  command: RawCommand;
+  options: ColumnType<CommandOptions, string | undefined, string>;
+  kind: CommandKind;
+  state_key: string | null;
+  interface: CommandInterface;
+  status: ColumnType<CommandStatus, CommandStatus | undefined, CommandStatus>;
+  priority: ColumnType<number, number | undefined, number>;
+  user_label: string;
+  user_id: number | null;
+  key_id: number | null;
+  batch_id: number | null;
+  created_at: CreatedAt;
+  sent_at: Date | null;
+  delivered_at: Date | null;
+  completed_at: Date | null;
+  expires_at: Date | null;
+  result: string | null;
+}
+
+export interface BatchesTable {
+  id: Generated<number>;
+  feature: string;
+  command: string;
+  options: ColumnType<CommandOptions, string | undefined, string>;
+  file_name: string | null;
+  stored_file: string | null;
+  interface: ColumnType<CommandInterface, CommandInterface | undefined, CommandInterface>;
+  user_label: string;
+  user_id: number | null;
+  key_id: number | null;
+  status: ColumnType<
+    'incomplete' | 'complete' | 'cancelled',
+    'incomplete' | 'complete' | 'cancelled' | undefined,
+    'incomplete' | 'complete' | 'cancelled'
+  >;
+  total: ColumnType<number, number | undefined, number>;
+  valid: ColumnType<number, number | undefined, number>;
+  invalid: ColumnType<number, number | undefined, number>;
+  found: ColumnType<number, number | undefined, number>;
+  not_found: ColumnType<number, number | undefined, number>;
+  processed: ColumnType<number, number | undefined, number>;
+  last_imei: string | null;
+  remarks: string | null;
+  created_at: CreatedAt;
+  updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  completed_at: Date | null;
+  paused: ColumnType<boolean, boolean | undefined, boolean>;
+  lease_owner: string | null;
+  lease_until: Date | null;
+  started_at: Date | null;
+  last_seq: ColumnType<number, number | undefined, number>;
+}
+
+export interface BatchItemsTable {
+  batch_id: number;
+  seq: number;
+  imei: string;
+  name: string | null;
+  amount: string | null;
+  date: string | null;
+  template: string | null;
+  header: string | null;
+  message: string | null;
+  result: 'found' | 'not found' | null;
+  note: string | null;
+  transaction_id: string | null;
+  processed_at: Date | null;
+}
+
+/** Device counts kept by triggers (migration 0007), in 16 slots that a reader adds up. */
+export interface DeviceCountsTable {
+  slot: number;
+  total: number;
+  deenrolled: number;
+}
+
+export interface DB {
+  users: UsersTable;
+  permissions: PermissionsTable;
+  user_permissions: UserPermissionsTable;
+  sessions: SessionsTable;
+  api_keys: ApiKeysTable;
+  login_throttle: LoginThrottleTable;
+  password_resets: PasswordResetsTable;
+  financed_imeis: FinancedImeisTable;
+  devices: DevicesTable;
+  registrations: RegistrationsTable;
+  deenrollments: DeenrollmentsTable;
+  releases: ReleasesTable;
+  commands: CommandsTable;
+  batches: BatchesTable;
+  batch_items: BatchItemsTable;
+  settings: SettingsTable;
+  audit_log: AuditLogTable;
+  device_counts: DeviceCountsTable;
+}
+
+export type UserRow = Selectable<UsersTable>;
+export type NewUser = Insertable<UsersTable>;
+export type SessionRow = Selectable<SessionsTable>;
+export type ApiKeyRow = Selectable<ApiKeysTable>;
+export type DeviceRow = Selectable<DevicesTable>;
+export type CommandRow = Selectable<CommandsTable>;
+export type BatchRow = Selectable<BatchesTable>;
+export type BatchItemRow = Selectable<BatchItemsTable>;

@@ -1,0 +1,285 @@
+import {
+  ENVELOPE_HEADER,
+  ENVELOPE_HEADER_VALUE,
+  LOGGED_IN,
+  MESSAGES,
+  PERMISSION_NAMES,
+  type Session,
+} from '@lendlock/contract';
+import { createNodeEnvelopeCodec } from '@lendlock/contract/node';
+import type { FastifyInstance } from 'fastify';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { databaseKinds, openTestDatabase, type TestDatabase } from '../../../test/db';
+import { buildTestApp, buildUser, loginAs } from '../../../test/factories';
+
+describe.each(databaseKinds())('sign-in and sessions on %s', (kind) => {
+  let database: TestDatabase;
+  let app: FastifyInstance;
+
+  beforeAll(async () => {
+    database = await openTestDatabase(kind);
+    app = await buildTestApp(database, { loginMaxFailuresPerAccount: 3, loginMaxFailuresPerAddress: 8 });
+  });
+  afterAll(async () => {
+    await app?.close();
+    await database?.close();
+  });
+
+  const post = (payload: unknown, headers: Record<string, string> = {}) =>
+    app.inject({ method: 'POST', url: '/api/login.php', payload: payload as object, headers });
+
+  it('signs a user in by email and returns the session fields of spec §3', async () => {
+    const user = await buildUser(database, {
+      permissions: ['lockDevice', 'reports'],
+      retailerPhone: '9876500000',
+    });
+    const before = Date.now();
+    const response = await post({ email: user.email, password: user.password });
+    expect(response.statusCode).toBe(200);
+    const session = response.json() as Session;
+    expect(session).toMatchObject({
+      status: 'success',
+      email: user.email,
+      userlevel: 'USER',
+      loggedin: LOGGED_IN,
+      retailer_phone: '9876500000',
+    });
+    expect(session.permissions.map((p) => p.permission_name)).toEqual(['lockDevice', 'reports']);
+    expect(session.permissions.every((p) => Number.isInteger(p.id))).toBe(true);
+    expect(session.token.length).toBeGreaterThanOrEqual(40);
+    const expiry = Date.parse(session.expiry);
+    expect(expiry).toBeGreaterThanOrEqual(before + 8 * 3600_000 - 5000);
+    expect(expiry).toBeLessThanOrEqual(Date.now() + 8 * 3600_000 + 5000);
+    // The token is stored hashed only.
+    const stored = await database.db.selectFrom('sessions').select('token_hash').execute();
+    expect(stored.map((s) => s.token_hash)).not.toContain(session.token);
+  });
+
+  it('signs a user in by 10-digit phone; no retailer_phone when the user has none', async () => {
+    const user = await buildUser(database);
+    const session = (await post({ email: user.phone, password: user.password })).json() as Session;
+    expect(session.email).toBe(user.email);
+    expect(session).not.toHaveProperty('retailer_phone');
+  });
+
+  it('gives one message for a wrong password and an unknown account', async () => {
+    const user = await buildUser(database);
+    const wrong = await post({ email: user.email, password: 'not-the-password' });
+    const unknown = await post({ email: 'nobody@lendlock.com', password: 'whatever' });
+    expect(wrong.statusCode).toBe(401);
+    expect(unknown.statusCode).toBe(401);
+    expect(wrong.json()).toEqual({
+      status: 'error',
+      code: 'INVALID_CREDENTIALS',
+      message: MESSAGES.loginInvalid,
+    });
+    expect(unknown.json()).toEqual(wrong.json());
+  });
+
+  it('refuses an INACTIVE user with a clear message and creates no session', async () => {
+    const user = await buildUser(database);
+    await database.db
+      .updateTable('users')
+      .set({ userstatus: 'INACTIVE' })
+      .where('id', '=', user.id)
+      .execute();
+    const response = await post({ email: user.email, password: user.password });
+    expect(response.statusCode).toBe(403);
+    expect(response.json().message).toBe(MESSAGES.loginInactive);
+    const sessions = await database.db
+      .selectFrom('sessions')
+      .select('token_hash')
+      .where('user_id', '=', user.id)
+      .execute();
+    expect(sessions).toHaveLength(0);
+  });
+
+  it('admits only SUPERADMIN accounts through /superadmin/login', async () => {
+    const adminUser = await buildUser(database, { userlevel: 'ADMIN' });
+    const superUser = await buildUser(database, { userlevel: 'SUPERADMIN' });
+    const refused = await post(
+      { email: adminUser.email, password: adminUser.password },
+      { 'x-login-client': 'superadmin' },
+    );
+    expect(refused.statusCode).toBe(403);
+    expect(refused.json().message).toBe(MESSAGES.loginSuperadminOnly);
+    const ok = await post(
+      { email: superUser.email, password: superUser.password },
+      { 'x-login-client': 'superadmin' },
+    );
+    expect(ok.statusCode).toBe(200);
+    expect(ok.json().userlevel).toBe('SUPERADMIN');
+  });
+
+  it('logout ends the session on the server: the token stops working at once', async () => {
+    const user = await buildUser(database);
+    const session = await loginAs(app, user);
+    const first = await app.inject({
+      method: 'POST',
+      url: '/api/logout.php',
+      headers: { 'x-api-key': session.token },
+    });
+    expect(first.statusCode).toBe(200);
+    expect(first.json()).toEqual({ status: 'success', message: MESSAGES.logoutSuccess });
+    const again = await app.inject({
+      method: 'POST',
+      url: '/api/logout.php',
+      headers: { 'x-api-key': session.token },
+    });
+    expect(again.statusCode).toBe(401);
+    expect(again.json()).toEqual({
+      status: 'error',
+      code: 'UNAUTHENTICATED',
+      message: MESSAGES.authorizationFailed,
+    });
+    const row = await database.db
+      .selectFrom('sessions')
+      .select(['ended_reason'])
+      .where('user_id', '=', user.id)
+      .executeTakeFirst();
+    expect(row?.ended_reason).toBe('logout');
+  });
+
+  it('an expired session is refused with Authorization Failed', async () => {
+    const user = await buildUser(database);
+    const session = await loginAs(app, user);
+    await database.db
+      .updateTable('sessions')
+      .set({ expires_at: sql<Date>`now() - interval '1 second'` })
+      .where('user_id', '=', user.id)
+      .execute();
+    const response = await app.inject({
+      method: 'POST',
+      url: '/api/logout.php',
+      headers: { 'x-api-key': session.token },
+    });
+    expect(response.statusCode).toBe(401);
+    expect(response.json().message).toBe(MESSAGES.authorizationFailed);
+  });
+
+  it('a session of a user disabled after sign-in stops working', async () => {
+    const user = await buildUser(database);
+    const session = await loginAs(app, user);
+    await database.db
+      .updateTable('users')
+      .set({ userstatus: 'INACTIVE' })
+      .where('id', '=', user.id)
+      .execute();
+    const response = await app.inject({
+      method: 'POST',
+      url: '/api/logout.php',
+      headers: { 'x-api-key': session.token },
+    });
+    expect(response.statusCode).toBe(401);
+  });
+
+  it('throttles failures per account from one address without locking out the owner elsewhere or other users', async () => {
+    const victim = await buildUser(database);
+    const bystander = await buildUser(database);
+    const attacker = { 'x-forwarded-for': '203.0.113.9' }; // ignored: TRUST_PROXY is off
+    for (let i = 0; i < 3; i++) {
+      expect((await post({ email: victim.email, password: `guess-${i}` }, attacker)).statusCode).toBe(401);
+    }
+    const blocked = await post({ email: victim.email, password: victim.password });
+    expect(blocked.statusCode).toBe(429);
+    expect(blocked.json()).toMatchObject({ code: 'RATE_LIMITED', message: MESSAGES.loginThrottled(15) });
+    expect(Number(blocked.headers['retry-after'])).toBeGreaterThan(0);
+    // Another user from the same address still signs in.
+    expect((await post({ email: bystander.email, password: bystander.password })).statusCode).toBe(200);
+    // The owner from another address still signs in.
+    const elsewhere = await app.inject({
+      method: 'POST',
+      url: '/api/login.php',
+      remoteAddress: '198.51.100.7',
+      payload: { email: victim.email, password: victim.password },
+    });
+    expect(elsewhere.statusCode).toBe(200);
+  });
+
+  it('throttles a client address that sprays many accounts', async () => {
+    const remoteAddress = '192.0.2.44';
+    for (let i = 0; i < 8; i++) {
+      await app.inject({
+        method: 'POST',
+        url: '/api/login.php',
+        remoteAddress,
+        payload: { email: `spray${i}@lendlock.com`, password: 'x' },
+      });
+    }
+    const user = await buildUser(database);
+    const blocked = await app.inject({
+      method: 'POST',
+      url: '/api/login.php',
+      remoteAddress,
+      payload: { email: user.email, password: user.password },
+    });
+    expect(blocked.statusCode).toBe(429);
+    expect((await post({ email: user.email, password: user.password })).statusCode).toBe(200);
+  });
+
+  it('accepts an enveloped login and answers with an envelope', async () => {
+    const user = await buildUser(database);
+    const config = (await app.inject({ method: 'GET', url: '/config.json' })).json();
+    const codec = createNodeEnvelopeCodec(config.envelopeKey);
+    const response = await post(codec.seal({ email: user.email, password: user.password }));
+    expect(response.statusCode).toBe(200);
+    const body = response.json();
+    expect(Object.keys(body).sort()).toEqual(['payload', 'transactionId']);
+    expect(codec.open<Session>(body).email).toBe(user.email);
+  });
+
+  it('envelopes error answers too when the console asks for envelopes', async () => {
+    const config = (await app.inject({ method: 'GET', url: '/config.json' })).json();
+    const codec = createNodeEnvelopeCodec(config.envelopeKey);
+    const response = await app.inject({
+      method: 'POST',
+      url: '/api/logout.php',
+      headers: { [ENVELOPE_HEADER]: ENVELOPE_HEADER_VALUE, 'x-api-key': 'x'.repeat(43) },
+    });
+    expect(response.statusCode).toBe(401);
+    expect(codec.open(response.json())).toEqual({
+      status: 'error',
+      code: 'UNAUTHENTICATED',
+      message: MESSAGES.authorizationFailed,
+    });
+  });
+
+  it('refuses a broken envelope with a clear error and no session', async () => {
+    const response = await post({ payload: 'bm90IGNpcGhlcnRleHQ=', transactionId: '00'.repeat(16) });
+    expect(response.statusCode).toBe(400);
+    expect(response.json()).toMatchObject({ status: 'error', code: 'BAD_ENVELOPE' });
+  });
+
+  it('refuses a body without a password with a validation error', async () => {
+    const response = await post({ email: 'a@lendlock.com' });
+    expect(response.statusCode).toBe(400);
+    expect(response.json()).toMatchObject({ status: 'error', code: 'VALIDATION_FAILED' });
+    expect(response.json().message).toMatch(/password/);
+  });
+
+  it('seeds the permission list from the screen names', async () => {
+    const rows = await database.db
+      .selectFrom('permissions')
+      .select('permission_name')
+      .orderBy('id')
+      .execute();
+    expect(rows.map((r) => r.permission_name)).toEqual([...PERMISSION_NAMES]);
+  });
+
+  it('records sign-ins in the append-only audit log', async () => {
+    const user = await buildUser(database);
+    await loginAs(app, user);
+    const row = await database.db
+      .selectFrom('audit_log')
+      .select(['actor', 'action', 'result'])
+      .where('actor', '=', user.email)
+      .where('result', '=', 'success')
+      .executeTakeFirst();
+    expect(row).toEqual({ actor: user.email, action: 'login', result: 'success' });
+    await expect(database.db.deleteFrom('audit_log').execute()).rejects.toThrow(/append-only/);
+    await expect(database.db.updateTable('audit_log').set({ result: 'x' }).execute()).rejects.toThrow(
+      /append-only/,
+    );
+  });
+});

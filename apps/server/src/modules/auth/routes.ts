@@ -1,0 +1,36 @@
+import {
+  LOGIN_CLIENT_HEADER,
+  loginRequestSchema,
+  MESSAGES,
+  sessionSchema,
+  statusMessageSchema,
+} from '@lendlock/contract';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { AppContext } from '../../app';
+import { login, logout } from './service';
+
+export function authRoutes(ctx: AppContext): FastifyPluginAsyncZod {
+  return async (app) => {
+    app.post(
+      '/api/login.php',
+      { schema: { body: loginRequestSchema, response: { 200: sessionSchema } } },
+      async (request) =>
+        login(ctx.db, ctx.authSettings, {
+          identifier: request.body.email,
+          password: request.body.password,
+          client: request.headers[LOGIN_CLIENT_HEADER] === 'superadmin' ? 'superadmin' : 'console',
+          address: request.ip,
+        }),
+    );
+
+    app.post(
+      '/api/logout.php',
+      { schema: { body: z.unknown().optional(), response: { 200: statusMessageSchema } } },
+      async (request) => {
+        if (request.principal) await logout(ctx.db, request.principal, request.ip);
+        return { status: 'success', message: MESSAGES.logoutSuccess };
+      },
+    );
+  };
+}

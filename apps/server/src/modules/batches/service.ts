@@ -1,0 +1,297 @@
+/**
+ * Durable server-side batches (design.md §3.3): a batch and its rows are stored at upload; workers on every
+ * instance process them in chunks of 50 (see chunk.ts) and keep the progress (last IMEI, counts) in the
+ * batch row. A batch whose lease lapsed (its server crashed or stopped) is not picked up again on its
+ * own: the console shows it as an incomplete batch that the operator resumes (Process) or discards
+ * (New Batch), as spec §4.4 describes.
+ */
+
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { CommandInterface, CommandOptions, RawCommand } from '@lendlock/contract';
+import type { FastifyBaseLogger } from 'fastify';
+import { type Kysely, sql } from 'kysely';
+import type { BatchRow, DB } from '../../db/types';
+import type { Principal } from '../../plugins/auth';
+import { notFound } from '../../plugins/errors';
+import { appendAudit } from '../audit/repository';
+import type { CommandService } from '../commands/service';
+import { chunkSizeFor, processChunk } from './chunk';
+
+export interface BatchRowInput {
+  imei: string;
+  name?: string;
+  amount?: string;
+  date?: string;
+  template?: string;
+  header?: string;
+  message?: string;
+}
+
+export interface NewBatch {
+  feature: string;
+  command: RawCommand;
+  options: CommandOptions;
+  fileName: string | null;
+  storedFile: string | null;
+  iface: CommandInterface;
+  actor: Principal;
+  address: string;
+  total: number;
+  invalid: number;
+}
+
+export type BatchPhase = 'running' | 'paused' | 'interrupted' | 'complete' | 'cancelled';
+
+/** How long a worker's claim on a batch lasts without renewal (renewed after every chunk). */
+export const LEASE_MS = 15_000;
+const INSERT_ROWS = 10_000;
+
+export function batchPhase(
+  batch: Pick<BatchRow, 'status' | 'paused' | 'lease_until' | 'lease_owner'>,
+  now = Date.now(),
+): BatchPhase {
+  if (batch.status === 'complete') return 'complete';
+  if (batch.status === 'cancelled') return 'cancelled';
+  if (batch.paused) return 'paused';
+  if (batch.lease_owner === null) return 'running'; // waiting for its first worker
+  return batch.lease_until && new Date(batch.lease_until).getTime() > now ? 'running' : 'interrupted';
+}
+
+export interface BatchRunnerOptions {
+  db: Kysely<DB>;
+  commands: CommandService;
+  log: FastifyBaseLogger;
+  oneShotTtlMs: number;
+  /** Workers of this instance (several share one batch through SKIP LOCKED). */
+  workers?: number;
+  /** Rows per chunk (one transaction each); by default `chunkSizeFor` the batch's size. */
+  chunkSize?: number;
+  pollMs?: number;
+}
+
+export class BatchService {
+  readonly instanceId = `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
+  private stopped = true;
+  private loops: Promise<void>[] = [];
+  private wake: (() => void) | null = null;
+
+  constructor(private readonly options: BatchRunnerOptions) {}
+
+  /** Stores a batch and its rows; the workers start on it at once. */
+  async create(
+    batch: NewBatch,
+    rows: AsyncIterable<BatchRowInput[]> | Iterable<BatchRowInput[]>,
+  ): Promise<number> {
+    const { db } = this.options;
+    const row = await db
+      .insertInto('batches')
+      .values({
+        feature: batch.feature,
+        command: batch.command,
+        options: JSON.stringify(batch.options),
+        file_name: batch.fileName,
+        stored_file: batch.storedFile,
+        interface: batch.iface,
+        user_label: batch.actor.email,
+        user_id: batch.actor.userId,
+        key_id: batch.actor.keyId ?? null,
+        total: batch.total + batch.invalid,
+        valid: batch.total,
+        invalid: batch.invalid,
+        // Held until every row is stored, so no worker starts on a half-written batch.
+        paused: true,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    const id = Number(row.id);
+    let seq = 0;
+    for await (const group of rows) {
+      for (let i = 0; i < group.length; i += INSERT_ROWS) {
+        const slice = group.slice(i, i + INSERT_ROWS);
+        const first = seq + 1;
+        seq += slice.length;
+        // From arrays (unnest): one statement of 8 arrays per slice, not 10 parameters per row.
+        const column = (pick: (item: BatchRowInput) => string | undefined) =>
+          slice.map((item) => pick(item) ?? null);
+        await sql`
+          INSERT INTO batch_items (batch_id, seq, imei, name, amount, date, template, header, message)
+          SELECT ${id}::bigint, ${first}::int + v.n - 1, v.imei, v.name, v.amount, v.date, v.template, v.header, v.message
+          FROM unnest(${column((r) => r.imei)}::text[], ${column((r) => r.name)}::text[],
+                      ${column((r) => r.amount)}::text[], ${column((r) => r.date)}::text[],
+                      ${column((r) => r.template)}::text[], ${column((r) => r.header)}::text[],
+                      ${column((r) => r.message)}::text[])
+            WITH ORDINALITY AS v(imei, name, amount, date, template, header, message, n)`.execute(db);
+      }
+    }
+    await db.updateTable('batches').set({ paused: false }).where('id', '=', id).execute();
+    await appendAudit(db, {
+      actor: batch.actor,
+      action: `batch.${batch.command}`,
+      target: `batch:${id}`,
+      address: batch.address,
+      result: 'accepted',
+      details: { feature: batch.feature, file: batch.fileName, rows: seq, invalid: batch.invalid },
+    });
+    this.poke();
+    return id;
+  }
+
+  async get(id: number): Promise<BatchRow> {
+    const batch = await this.options.db
+      .selectFrom('batches')
+      .selectAll()
+      .where('id', '=', id)
+      .executeTakeFirst();
+    if (!batch) throw notFound('No such batch');
+    return batch;
+  }
+
+  async pause(id: number): Promise<void> {
+    await this.options.db
+      .updateTable('batches')
+      .set({ paused: true })
+      .where('id', '=', id)
+      .where('status', '=', 'incomplete')
+      .execute();
+  }
+
+  /** Process (spec §4.4): continues after the last processed IMEI; unprocessed rows are exactly those left. */
+  async resume(id: number): Promise<void> {
+    await this.options.db
+      .updateTable('batches')
+      .set({ paused: false, lease_owner: null, lease_until: null })
+      .where('id', '=', id)
+      .where('status', '=', 'incomplete')
+      .execute();
+    this.poke();
+  }
+
+  /** New Batch (spec §4.4): discards the rest of the batch; rows already processed stay processed. */
+  async cancel(id: number): Promise<void> {
+    await this.options.db
+      .updateTable('batches')
+      .set({ status: 'cancelled', paused: true, completed_at: sql<Date>`now()` as unknown as Date })
+      .where('id', '=', id)
+      .where('status', '=', 'incomplete')
+      .execute();
+  }
+
+  // ---- Workers ----
+
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    const workers = this.options.workers ?? 2;
+    this.loops = Array.from({ length: workers }, () => this.loop());
+  }
+
+  /**
+   * Stops this instance's workers. Its batches keep their place and show as interrupted: after a restart
+   * the operator resumes them from the console (spec §4.4), exactly where they stopped.
+   */
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.poke();
+    await Promise.allSettled(this.loops);
+    this.loops = [];
+    await this.options.db
+      .updateTable('batches')
+      .set({ lease_until: sql<Date>`now()` as unknown as Date })
+      .where('lease_owner', '=', this.instanceId)
+      .where('status', '=', 'incomplete')
+      .execute()
+      .catch((error: unknown) =>
+        this.options.log.warn({ err: error }, 'batch worker: could not release leases'),
+      );
+  }
+
+  poke(): void {
+    const wake = this.wake;
+    this.wake = null;
+    wake?.();
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      this.wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+  }
+
+  private async loop(): Promise<void> {
+    while (!this.stopped) {
+      let worked = false;
+      try {
+        worked = await this.step();
+      } catch (error) {
+        this.options.log.error({ err: error }, 'batch worker: step failed');
+        await this.sleep(1000);
+      }
+      if (!worked) await this.sleep(this.options.pollMs ?? 500);
+      // Let single commands and reads in between chunks.
+      else await new Promise((resolve) => setImmediate(resolve));
+    }
+  }
+
+  /** Picks a runnable batch (new, or running under a live lease), takes or renews the lease, runs one chunk. */
+  async step(): Promise<boolean> {
+    const { db } = this.options;
+    const picked = await sql<BatchRow & { retailer_phone: string | null }>`
+      UPDATE batches b SET lease_owner = ${this.instanceId}, lease_until = now() + ${LEASE_MS} * interval '1 millisecond',
+        started_at = coalesce(started_at, now())
+      WHERE b.id = (
+        SELECT id FROM batches
+        WHERE status = 'incomplete' AND NOT paused AND (lease_owner IS NULL OR lease_until > now())
+        ORDER BY id LIMIT 1
+      )
+      RETURNING b.*, (SELECT retailer_phone FROM users u WHERE u.id = b.user_id) AS retailer_phone`.execute(
+      db,
+    );
+    const batch = picked.rows[0];
+    if (!batch) return false;
+    const send = this.options.commands.connected;
+    const outcome = await db
+      .transaction()
+      .execute((trx) =>
+        processChunk(
+          trx,
+          batch,
+          { retailerPhone: batch.retailer_phone },
+          this.options.oneShotTtlMs,
+          this.options.chunkSize ?? chunkSizeFor(batch.valid),
+          send,
+        ),
+      );
+    if (outcome.processed === 0) {
+      await this.completeIfDone(Number(batch.id));
+      return false;
+    }
+    // Online devices get theirs now; others on reconnect.
+    await this.options.commands.publishClaimed(outcome.toSend);
+    return true;
+  }
+
+  private async completeIfDone(id: number): Promise<void> {
+    const { db } = this.options;
+    const done = await sql<{ id: number }>`
+      UPDATE batches SET status = 'complete', completed_at = now(), lease_owner = NULL, lease_until = NULL
+      WHERE id = ${id} AND status = 'incomplete'
+        AND NOT EXISTS (SELECT 1 FROM batch_items WHERE batch_id = ${id} AND result IS NULL)
+      RETURNING id`.execute(db);
+    if (done.rows.length > 0) {
+      const batch = await this.get(id);
+      await appendAudit(db, {
+        actor: { label: batch.user_label },
+        action: `batch.${batch.command}`,
+        target: `batch:${id}`,
+        result: 'complete',
+        details: { processed: batch.processed, found: batch.found, notFound: batch.not_found },
+      });
+    }
+  }
+}

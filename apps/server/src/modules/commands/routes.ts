@@ -1,0 +1,246 @@
+import {
+  adminLockNotificationRequestSchema,
+  adminLockNotificationResponseSchema,
+  batchStatusRequestSchema,
+  batchStatusResponseSchema,
+  type CommandDefinition,
+  type CommandOptions,
+  cancelCommandRequestSchema,
+  commandForAction,
+  commandResponseSchema,
+  commandStatusRequestSchema,
+  commandStatusResponseSchema,
+  DEVICE_ACTION_SUCCESS,
+  DEVICE_ACTIONS,
+  DYNAMIC_ACTIONS,
+  dynamicActionSuccess,
+  formattedDeviceRequestSchema,
+  lockNotificationRequestSchema,
+  MESSAGES,
+  pendingCommandsRequestSchema,
+  pendingCommandsResponseSchema,
+  type ScreenName,
+  statusMessageSchema,
+} from '@lendlock/contract';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { AppContext } from '../../app';
+import { hasPermission, type Principal, requirePrincipal } from '../../plugins/auth';
+import { badRequest, forbidden, notFound } from '../../plugins/errors';
+import { toExecutedCommandRow } from '../devices/mapper';
+import { findDevice } from '../devices/repository';
+import { findCommand } from './repository';
+import { COMMAND_MESSAGES } from './service';
+
+export const COMMAND_ROUTE_MESSAGES = {
+  userMismatch: 'The user field must name the signed-in user.',
+  unknownAction: (action: string) => `Unknown action: ${action}`,
+  messageRequired: 'A notification needs its message and caseType (Pre, Due or Post).',
+  unknownClient: 'Unknown client code',
+  notYourRetailer: 'You can act only on your own retailer devices.',
+} as const;
+
+/** The console still sends `user`; the server acts as the authenticated identity and refuses another name. */
+function assertUser(principal: Principal, user: string | undefined): void {
+  if (user && user.trim().toLowerCase() !== principal.email.toLowerCase())
+    throw forbidden(COMMAND_ROUTE_MESSAGES.userMismatch);
+}
+
+function assertCommandPermission(principal: Principal, ...screens: ScreenName[]): void {
+  if (!screens.some((screen) => hasPermission(principal, screen))) throw forbidden(MESSAGES.unauthorised);
+}
+
+/** Commands from the console are interface S, from an integrator key A (batches are B). */
+const interfaceOf = (principal: Principal): 'A' | 'S' => (principal.credential === 'key' ? 'A' : 'S');
+/** Single commands outrank batch work (design.md §4). */
+const SINGLE_PRIORITY = 10;
+
+export function commandRoutes(ctx: AppContext): FastifyPluginAsyncZod {
+  return async (app) => {
+    app.post(
+      '/api/locknotification.php',
+      { schema: { body: lockNotificationRequestSchema, response: { 200: commandResponseSchema } } },
+      async (request) => {
+        const principal = requirePrincipal(request);
+        const body = request.body;
+        assertUser(principal, body.user);
+        const definition: CommandDefinition | undefined = commandForAction(body.action);
+        if (!definition) throw badRequest(COMMAND_ROUTE_MESSAGES.unknownAction(body.action));
+        const graded = definition.raw === 'GREYAPP' && body.level !== undefined;
+        assertCommandPermission(
+          principal,
+          definition.screen,
+          ...(graded ? (['gradeDisableApp'] as const) : []),
+        );
+        const options: CommandOptions = {};
+        if (definition.raw === 'GREYAPP' && body.level) options.level = body.level;
+        if (definition.raw === 'NOTIFY') {
+          if (!body.message || !body.caseType) throw badRequest(COMMAND_ROUTE_MESSAGES.messageRequired);
+          options.message = body.message;
+          options.caseType = body.caseType;
+        }
+        let message: string = graded
+          ? ' Graded Disable Apps initiated  successfully.'
+          : definition.successMessage;
+        if (body.clientof !== undefined || body.retailerNumber !== undefined) {
+          // The dynamic action table of a retailer user.
+          if (body.clientof !== ctx.config.clientCode) throw forbidden(COMMAND_ROUTE_MESSAGES.unknownClient);
+          if (!principal.retailerPhone || body.retailerNumber !== principal.retailerPhone) {
+            throw forbidden(COMMAND_ROUTE_MESSAGES.notYourRetailer);
+          }
+          const label =
+            DYNAMIC_ACTIONS.find((a) => a.action === body.action)?.label ?? definition.displayName;
+          message = dynamicActionSuccess(label);
+        }
+        const issued = await ctx.commands.issue({
+          imei: body.imei,
+          command: definition.raw,
+          options,
+          iface: interfaceOf(principal),
+          actor: principal,
+          priority: SINGLE_PRIORITY,
+          address: request.ip,
+        });
+        return { status: 'success' as const, message, transactionId: issued.transactionId };
+      },
+    );
+
+    app.post(
+      '/api/formattedDevice.php',
+      { schema: { body: formattedDeviceRequestSchema, response: { 200: commandResponseSchema } } },
+      async (request) => {
+        const principal = requirePrincipal(request);
+        assertUser(principal, request.body.user);
+        const definition = commandForAction('formatteddevice') as CommandDefinition;
+        const issued = await ctx.commands.issue({
+          imei: request.body.imei,
+          command: 'FORMATTEDDEVICE',
+          iface: interfaceOf(principal),
+          actor: principal,
+          priority: SINGLE_PRIORITY,
+          address: request.ip,
+        });
+        return {
+          status: 'success' as const,
+          message: definition.successMessage,
+          transactionId: issued.transactionId,
+        };
+      },
+    );
+
+    app.post(
+      '/api/adminlocknotification.php',
+      {
+        schema: {
+          body: adminLockNotificationRequestSchema,
+          response: { 200: adminLockNotificationResponseSchema },
+        },
+      },
+      async (request) => {
+        const principal = requirePrincipal(request);
+        const { imei, action, user } = request.body;
+        assertUser(principal, user);
+        if (!/^\d{15}$/.test(imei) && imei.toUpperCase() !== 'ALL')
+          throw badRequest(MESSAGES.deviceActionImei);
+        if (action === '') throw badRequest(MESSAGES.deviceActionRequired);
+        const command = DEVICE_ACTIONS.find((a) => a === action.toUpperCase());
+        if (!command) throw badRequest(MESSAGES.deviceActionInvalid);
+        const base = {
+          command,
+          iface: interfaceOf(principal),
+          actor: principal,
+          priority: SINGLE_PRIORITY,
+          address: request.ip,
+        };
+        if (imei.toUpperCase() === 'ALL') {
+          const all = await ctx.commands.issueToAll(base);
+          return {
+            status: 'success' as const,
+            message: DEVICE_ACTION_SUCCESS,
+            batchId: all.batchId,
+            total: all.total,
+          };
+        }
+        const issued = await ctx.commands.issue({ ...base, imei });
+        return {
+          status: 'success' as const,
+          message: DEVICE_ACTION_SUCCESS,
+          transactionId: issued.transactionId,
+          total: 1,
+        };
+      },
+    );
+
+    // ---- Following a command after sending it, and the pending ones of a device ----
+    const visible = async (principal: Principal, imei1: string) => {
+      if (!principal.retailerPhone) return true;
+      return (await findDevice(ctx.db, imei1))?.retailer_phone === principal.retailerPhone;
+    };
+
+    app.post(
+      '/api/v2/commandStatus',
+      { schema: { body: commandStatusRequestSchema, response: { 200: commandStatusResponseSchema } } },
+      async (request) => {
+        const command = await findCommand(ctx.db, request.body.transactionId);
+        if (!command || !(await visible(requirePrincipal(request), command.imei1)))
+          throw notFound(COMMAND_MESSAGES.noSuchCommand);
+        return {
+          status: 'success' as const,
+          command: {
+            transactionId: command.transaction_id,
+            imei1: command.imei1,
+            command: command.command,
+            status: command.status,
+            result: command.result,
+          },
+        };
+      },
+    );
+
+    app.post(
+      '/api/v2/batchStatus',
+      { schema: { body: batchStatusRequestSchema, response: { 200: batchStatusResponseSchema } } },
+      async (request) => {
+        const principal = requirePrincipal(request);
+        const batch = await ctx.db
+          .selectFrom('batches')
+          .select(['id', 'user_id'])
+          .where('id', '=', request.body.batchId)
+          .executeTakeFirst();
+        if (!batch || (principal.userlevel === 'USER' && batch.user_id !== principal.userId))
+          throw notFound('No such batch');
+        const rows = await ctx.db
+          .selectFrom('commands')
+          .select(['status', ctx.db.fn.countAll<number>().as('n')])
+          .where('batch_id', '=', request.body.batchId)
+          .groupBy('status')
+          .execute();
+        const byStatus = Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
+        return { status: 'success' as const, total: rows.reduce((sum, r) => sum + Number(r.n), 0), byStatus };
+      },
+    );
+
+    app.post(
+      '/api/v2/pendingCommands',
+      { schema: { body: pendingCommandsRequestSchema, response: { 200: pendingCommandsResponseSchema } } },
+      async (request) => {
+        const actor = requirePrincipal(request);
+        const device = await findDevice(ctx.db, request.body.imei);
+        if (!device || !(await visible(actor, device.imei1)))
+          return { status: 'success' as const, items: [] };
+        return {
+          status: 'success' as const,
+          items: (await ctx.commands.pending(device.imei1)).map(toExecutedCommandRow),
+        };
+      },
+    );
+
+    app.post(
+      '/api/v2/cancelCommand',
+      { schema: { body: cancelCommandRequestSchema, response: { 200: statusMessageSchema } } },
+      async (request) => {
+        await ctx.commands.cancel(request.body.transactionId, requirePrincipal(request), request.ip);
+        return { status: 'success', message: COMMAND_MESSAGES.cancelled };
+      },
+    );
+  };
+}

@@ -1,0 +1,126 @@
+import {
+  appVersionResponseSchema,
+  auditRequestSchema,
+  auditResponseSchema,
+  dashboardChartsSchema,
+  deviceDetailsRequestSchema,
+  deviceDetailsResponseSchema,
+  deviceRegistrationResponseSchema,
+  deviceRegistrationSchema,
+  ENROLLMENT_SECRET_HEADER,
+  financedImportRequestSchema,
+  financedImportResponseSchema,
+  homeDataResponseSchema,
+} from '@lendlock/contract';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import Papa from 'papaparse';
+import { z } from 'zod';
+import type { AppContext } from '../../app';
+import { requirePrincipal } from '../../plugins/auth';
+import { badRequest } from '../../plugins/errors';
+import { appendAudit } from '../audit/repository';
+import { assertEnrollmentSecret, registerDevice } from './registration';
+import { importFinanced } from './repository';
+import { appVersions, auditReport, dashboardCharts, deviceDetails, homeData } from './service';
+
+const IMEI = /^\d{15}$/;
+
+export function deviceRoutes(ctx: AppContext): FastifyPluginAsyncZod {
+  return async (app) => {
+    // ---- The agent's registration (HTTPS; admitted by the enrollment secret) ----
+    app.post(
+      '/device/v1/register',
+      { schema: { body: deviceRegistrationSchema, response: { 200: deviceRegistrationResponseSchema } } },
+      async (request) => {
+        const secret = request.headers[ENROLLMENT_SECRET_HEADER];
+        assertEnrollmentSecret(ctx.enrollmentSecret, Array.isArray(secret) ? secret[0] : secret);
+        const registered = await registerDevice(ctx.db, request.body);
+        return {
+          status: 'success' as const,
+          registrationstatus: registered.registrationstatus,
+          credential: registered.credential,
+          mqttUrl: ctx.deviceMqttUrl,
+        };
+      },
+    );
+
+    // ---- The console's reads (spec §7) ----
+    app.get('/api/homeData.php', { schema: { response: { 200: homeDataResponseSchema } } }, async (request) =>
+      homeData(ctx.db, requirePrincipal(request).retailerPhone),
+    );
+    app.get('/api/v2/dashboard', { schema: { response: { 200: dashboardChartsSchema } } }, async () =>
+      dashboardCharts(ctx.db),
+    );
+
+    app.post(
+      '/api/devicedetails.php',
+      { schema: { body: deviceDetailsRequestSchema, response: { 200: deviceDetailsResponseSchema } } },
+      async (request) => {
+        const imeis = request.body.imeis ?? [request.body.imei ?? ''];
+        return {
+          status: 'success' as const,
+          ...(await deviceDetails(ctx.db, requirePrincipal(request), imeis)),
+        };
+      },
+    );
+
+    app.post(
+      '/api/auditReportByImei.php',
+      { schema: { body: auditRequestSchema, response: { 200: auditResponseSchema } } },
+      async (request) => auditReport(ctx.db, requirePrincipal(request), request.body.imei1),
+    );
+
+    app.post(
+      '/api/getAppVersionDevices.php',
+      { schema: { body: z.unknown().optional(), response: { 200: appVersionResponseSchema } } },
+      async (request) => appVersions(ctx.db, requirePrincipal(request).retailerPhone),
+    );
+
+    // ---- The financed-IMEI list that decides Match_Status ----
+    const imported = async (
+      imeis: string[],
+      source: string,
+      request: Parameters<typeof requirePrincipal>[0],
+    ) => {
+      const added = await importFinanced(ctx.db, imeis, source);
+      await appendAudit(ctx.db, {
+        actor: requirePrincipal(request),
+        action: 'financed.import',
+        address: request.ip,
+        result: 'success',
+        details: { received: imeis.length, added, source },
+      });
+      return { status: 'success' as const, message: `${added} IMEIs added to the financed list`, added };
+    };
+
+    app.post(
+      '/api/v2/financedImeis',
+      { schema: { body: financedImportRequestSchema, response: { 200: financedImportResponseSchema } } },
+      async (request) => imported([...new Set(request.body.imeis)], 'api', request),
+    );
+
+    app.post(
+      '/api/v2/financedImeis/upload',
+      { schema: { response: { 200: financedImportResponseSchema } } },
+      async (request) => {
+        const file = await request.file();
+        if (!file) throw badRequest('Attach a CSV file as "file".');
+        const text = (await file.toBuffer()).toString('utf8').replace(/^\uFEFF/, '');
+        const parsed = Papa.parse<Record<string, string>>(text, {
+          header: true,
+          skipEmptyLines: 'greedy',
+          transformHeader: (h) => h.trim().toLowerCase(),
+        });
+        const column = parsed.meta.fields?.find((f) => f === 'imei1' || f === 'imei');
+        if (!column) throw badRequest('The CSV needs an imei1 column.');
+        const imeis = parsed.data.map((row) => (row[column] ?? '').trim());
+        const bad = imeis.findIndex((imei) => !IMEI.test(imei));
+        if (bad >= 0)
+          throw badRequest(`Line ${bad + 2}: Invalid Length found in imei, only 15 digits allowed`);
+        if (imeis.length === 0)
+          return { status: 'success' as const, message: 'The file has no IMEIs: nothing added.', added: 0 };
+        return imported([...new Set(imeis)], 'csv', request);
+      },
+    );
+  };
+}

@@ -1,0 +1,20 @@
+import type { FastifyPluginAsync } from 'fastify';
+import type { AppContext } from '../../app';
+
+/** Liveness (`/healthz`: the process answers) and readiness (`/readyz`: the database answers). */
+export function healthRoutes(ctx: AppContext): FastifyPluginAsync {
+  return async (app) => {
+    app.get('/healthz', async () => ({ status: 'ok' }));
+    app.get('/readyz', async (request, reply) => {
+      try {
+        await ctx.database.ping();
+        return { status: 'ok', database: ctx.database.kind };
+      } catch (error) {
+        request.log.warn({ err: error }, 'readiness check failed: database unreachable');
+        return reply
+          .status(503)
+          .send({ status: 'error', code: 'UNAVAILABLE', message: 'Database unreachable' });
+      }
+    });
+  };
+}

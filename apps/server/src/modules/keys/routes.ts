@@ -1,0 +1,53 @@
+import {
+  generateKeyRequestSchema,
+  generateKeyResponseSchema,
+  statusMessageSchema,
+  updateKeyStatusRequestSchema,
+  viewKeysResponseSchema,
+} from '@lendlock/contract';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { AppContext } from '../../app';
+import { requirePrincipal } from '../../plugins/auth';
+import { generateKey, KEY_MESSAGES, updateKeyStatus, viewKeys } from './service';
+
+/** Key management, under its own base (`/keyapi/`) as in spec §7. */
+export function keyRoutes(ctx: AppContext): FastifyPluginAsyncZod {
+  return async (app) => {
+    app.get(
+      '/keyapi/keymanagement/view_keys.php',
+      { schema: { response: { 200: viewKeysResponseSchema } } },
+      async (request) => viewKeys(ctx.db, requirePrincipal(request)),
+    );
+
+    app.post(
+      '/keyapi/generate_key.php',
+      { schema: { body: generateKeyRequestSchema, response: { 200: generateKeyResponseSchema } } },
+      async (request) => {
+        const created = await generateKey(
+          ctx.db,
+          { actor: requirePrincipal(request), address: request.ip },
+          { keyName: request.body.key_name, userId: request.body.user_id },
+        );
+        return {
+          status: 'success' as const,
+          message: KEY_MESSAGES.generated,
+          key: created.key,
+          id: created.id,
+        };
+      },
+    );
+
+    app.post(
+      '/keyapi/keymanagement/update_key_status.php',
+      { schema: { body: updateKeyStatusRequestSchema, response: { 200: statusMessageSchema } } },
+      async (request) => {
+        await updateKeyStatus(
+          ctx.db,
+          { actor: requirePrincipal(request), address: request.ip },
+          request.body,
+        );
+        return { status: 'success', message: KEY_MESSAGES.statusUpdated(request.body.status) };
+      },
+    );
+  };
+}

@@ -1,0 +1,132 @@
+import { createReadStream, existsSync } from 'node:fs';
+import { join, normalize } from 'node:path';
+import {
+  downloadReportsRequestSchema,
+  downloadReportsResponseSchema,
+  exportFileName,
+  MESSAGES,
+  reportExportQuerySchema,
+  reportTab,
+  validateReportForm,
+} from '@lendlock/contract';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { AppContext } from '../../app';
+import { type Principal, requirePrincipal } from '../../plugins/auth';
+import { badRequest, notFound } from '../../plugins/errors';
+import { streamXlsx } from './export';
+import { type DateRange, sourceFor } from './sources';
+
+function checked(
+  ctx: AppContext,
+  query: { report: string; startdate: string; enddate: string; match?: string | undefined },
+  principal: Principal,
+) {
+  const tab = reportTab(query.report);
+  if (!tab) throw badRequest(`Unknown report: ${query.report}`);
+  const problem = validateReportForm(query);
+  if (problem) throw badRequest(problem);
+  const range: DateRange = {
+    from: query.startdate,
+    to: query.enddate,
+    timeZone: ctx.config.reportTimeZone,
+    scope: principal.retailerPhone
+      ? { retailerPhone: principal.retailerPhone, userId: principal.userId }
+      : undefined,
+  };
+  return { tab, range, match: (query.match ?? 'ALL') as 'ALL' | 'YES' | 'NO' };
+}
+
+/** Reports and history (spec §7 downloadReports.php) and their streaming xlsx exports. */
+export function reportRoutes(ctx: AppContext): FastifyPluginAsyncZod {
+  return async (app) => {
+    app.post(
+      '/api/downloadReports.php',
+      { schema: { body: downloadReportsRequestSchema, response: { 200: downloadReportsResponseSchema } } },
+      async (request) => {
+        const { tab, range, match } = checked(ctx, request.body, requirePrincipal(request));
+        const { offset, limit } = request.body;
+        const items = sourceFor(ctx.db, tab, 'items', range, match);
+        const commands = sourceFor(ctx.db, tab, 'commands', range, match);
+        const [itemRows, itemTotal, commandRows, commandTotal] = await Promise.all([
+          items ? items.page(offset, limit) : [],
+          items ? items.count() : 0,
+          commands ? commands.page(offset, limit) : [],
+          commands ? commands.count() : 0,
+        ]);
+        const strip = (rows: Record<string, unknown>[]) => rows.map(({ _key, ...row }) => row);
+        return {
+          status: 'success' as const,
+          message:
+            itemTotal + commandTotal === 0
+              ? MESSAGES.noResults
+              : `${itemTotal} rows, ${commandTotal} commands`,
+          items: strip(itemRows),
+          commanditems: strip(commandRows),
+          total_items: itemTotal,
+          total_commanditems: commandTotal,
+          offset,
+          limit,
+        };
+      },
+    );
+
+    app.get(
+      '/api/v2/reports/export',
+      { schema: { querystring: reportExportQuerySchema } },
+      async (request, reply) => {
+        const query = request.query;
+        const { tab, range, match } = checked(ctx, query, requirePrincipal(request));
+        const source = sourceFor(ctx.db, tab, query.part, range, match);
+        if (!source) throw badRequest('This report has no such part.');
+        const total = await source.count();
+        const name = exportFileName(tab.report, query.part, query.startdate, query.enddate, match);
+        const { stream, done } = streamXlsx(source, tab.label.replace(/[\\/?*[\]:]/g, '-'));
+        done.catch((error: unknown) => request.log.error({ err: error }, 'export failed'));
+        return reply
+          .header('content-type', 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet')
+          .header('content-disposition', `attachment; filename="${name}"`)
+          .header('x-total-rows', String(total))
+          .header('cache-control', 'no-store')
+          .send(stream);
+      },
+    );
+
+    // The uploaded files the bulk-upload history links to.
+    app.get(
+      '/api/v2/uploads/:feature/:file',
+      {
+        schema: {
+          params: z.object({
+            feature: z.string().regex(/^[A-Za-z]+$/),
+            file: z.string().regex(/^[A-Za-z0-9._-]+$/),
+          }),
+        },
+      },
+      async (request, reply) => {
+        const { feature, file } = request.params;
+        const root = join(ctx.config.dataDir, 'uploads');
+        const path = normalize(join(root, feature, file));
+        if (!path.startsWith(root) || !existsSync(path)) throw notFound('No such file');
+        // A retailer user gets only the files of their own uploads.
+        const principal = requirePrincipal(request);
+        if (principal.retailerPhone) {
+          const own = await ctx.db
+            .selectFrom('batches')
+            .select('id')
+            .where('stored_file', '=', `${feature}/${file}`)
+            .where('user_id', '=', principal.userId)
+            .executeTakeFirst();
+          if (!own) throw notFound('No such file');
+        }
+        return reply
+          .header('content-type', 'text/csv; charset=utf-8')
+          .header(
+            'content-disposition',
+            `attachment; filename="${file.replace(/^\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-\d{3}Z-/, '')}"`,
+          )
+          .send(createReadStream(path));
+      },
+    );
+  };
+}

@@ -1,0 +1,316 @@
+import { type ConsoleUser, MESSAGES, type Session } from '@lendlock/contract';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { databaseKinds, openTestDatabase, type TestDatabase } from '../../../test/db';
+import { buildTestApp, buildUser, loginAs, type TestUser } from '../../../test/factories';
+import { USER_MESSAGES } from './service';
+
+describe.each(databaseKinds())('user management on %s', (kind) => {
+  let database: TestDatabase;
+  let app: FastifyInstance;
+  let superadmin: TestUser;
+  let admin: TestUser;
+  let superSession: Session;
+  let adminSession: Session;
+
+  beforeAll(async () => {
+    database = await openTestDatabase(kind);
+    app = await buildTestApp(database);
+    superadmin = await buildUser(database, { userlevel: 'SUPERADMIN' });
+    admin = await buildUser(database, { userlevel: 'ADMIN' });
+    superSession = await loginAs(app, superadmin);
+    adminSession = await loginAs(app, admin);
+  });
+  afterAll(async () => {
+    await app?.close();
+    await database?.close();
+  });
+
+  const call = (session: Session | string, method: 'GET' | 'POST', url: string, payload?: object) =>
+    app.inject({
+      method,
+      url: `/api/${url}`,
+      headers: { 'x-api-key': typeof session === 'string' ? session : session.token },
+      ...(payload ? { payload } : {}),
+    });
+
+  /** Everything a refused call must leave untouched. */
+  const snapshot = async () => ({
+    users: await database.db.selectFrom('users').selectAll().orderBy('id').execute(),
+    permissions: await database.db
+      .selectFrom('user_permissions')
+      .selectAll()
+      .orderBy(['user_id', 'permission_id'])
+      .execute(),
+    liveSessions: await database.db
+      .selectFrom('sessions')
+      .select('token_hash')
+      .where('ended_at', 'is', null)
+      .orderBy('token_hash')
+      .execute(),
+  });
+
+  const listed = async (email: string): Promise<ConsoleUser | undefined> =>
+    ((await call(adminSession, 'GET', 'getUsers.php')).json().items as ConsoleUser[]).find(
+      (u) => u.email === email,
+    );
+
+  it('lists users with permissions, status and derived login status, never a password hash', async () => {
+    const user = await buildUser(database, { permissions: ['lockDevice'] });
+    const response = await call(adminSession, 'GET', 'getUsers.php');
+    expect(response.statusCode).toBe(200);
+    expect(response.body).not.toContain('argon2');
+    expect(response.body).not.toContain('password');
+    const item = (response.json().items as ConsoleUser[]).find((u) => u.email === user.email);
+    expect(item).toMatchObject({
+      phone: user.phone,
+      userstatus: 'ACTIVE',
+      loginstatus: 'LOGOUT',
+      userlevel: 'USER',
+    });
+    expect(item?.permission_names).toEqual(['lockDevice']);
+    expect(item?.permissions).toEqual(item?.permissions_id);
+    await loginAs(app, user);
+    expect((await listed(user.email))?.loginstatus).toBe('LOGIN');
+  });
+
+  it('lists the permissions as id and permission_name', async () => {
+    const response = await call(adminSession, 'GET', 'getPermissions.php');
+    const permissions = response.json().permissions as { id: number; permission_name: string }[];
+    expect(permissions.map((p) => p.permission_name)).toContain('lockDevice');
+    expect(permissions.every((p) => Number.isInteger(p.id))).toBe(true);
+  });
+
+  it('adds a USER with permissions sent as numbers, who can then sign in', async () => {
+    const permissions = (await call(adminSession, 'GET', 'getPermissions.php')).json().permissions as {
+      id: number;
+      permission_name: string;
+    }[];
+    const ids = permissions
+      .filter((p) => ['reports', 'auditReport'].includes(p.permission_name))
+      .map((p) => p.id);
+    const response = await call(adminSession, 'POST', 'addUser.php', {
+      email: 'new.operator@lendlock.in',
+      phone: '9811111111',
+      password: 'Str0ng-pass',
+      permissions: ids,
+    });
+    expect(response.json()).toEqual({ status: 'success', message: MESSAGES.userAdded });
+    const session = await loginAs(app, { email: 'new.operator@lendlock.in', password: 'Str0ng-pass' });
+    expect(session.permissions.map((p) => p.permission_name).sort()).toEqual(['auditReport', 'reports']);
+    const audit = await database.db
+      .selectFrom('audit_log')
+      .select(['actor', 'result', 'address'])
+      .where('action', '=', 'user.add')
+      .where('target', '=', 'new.operator@lendlock.in')
+      .executeTakeFirst();
+    expect(audit).toMatchObject({ actor: admin.email, result: 'success' });
+    expect(audit?.address).toBeTruthy();
+  });
+
+  it.each([
+    [{ email: 'x@gmail.com', phone: '9822222222', password: 'Str0ng-pass' }, MESSAGES.invalidEmailDomain],
+    [{ email: 'x@lendlock.com', phone: '98222', password: 'Str0ng-pass' }, MESSAGES.invalidPhone],
+    [{ email: 'x@lendlock.com', phone: '98222222221', password: 'Str0ng-pass' }, MESSAGES.invalidPhone],
+    [{ email: 'x@lendlock.com', phone: '9822222222', password: '' }, 'Password is required'],
+    [
+      { email: 'x@lendlock.com', phone: '9822222222', password: 'short' },
+      'Password must be at least 8 characters',
+    ],
+    [
+      { email: 'x@lendlock.com', phone: '9822222222', password: 'Str0ng-pass', permissions: [99999] },
+      'Unknown permission: 99999',
+    ],
+  ])('refuses a bad new user (%o) with its message and stores nothing', async (body, message) => {
+    const before = await snapshot();
+    const response = await call(adminSession, 'POST', 'addUser.php', { permissions: [], ...body });
+    expect(response.statusCode).toBe(400);
+    expect(response.json().message).toBe(message);
+    expect(await snapshot()).toEqual(before);
+  });
+
+  it('refuses a duplicate email or phone with a clear message', async () => {
+    const existing = await buildUser(database);
+    const byEmail = await call(adminSession, 'POST', 'addUser.php', {
+      email: existing.email.toUpperCase(),
+      phone: '9833333333',
+      password: 'Str0ng-pass',
+      permissions: [],
+    });
+    expect(byEmail.statusCode).toBe(409);
+    expect(byEmail.json().message).toBe(USER_MESSAGES.emailTaken);
+    const byPhone = await call(adminSession, 'POST', 'addUser.php', {
+      email: 'other@lendlock.com',
+      phone: existing.phone,
+      password: 'Str0ng-pass',
+      permissions: [],
+    });
+    expect(byPhone.json().message).toBe(USER_MESSAGES.phoneTaken);
+  });
+
+  it('edits phone and permissions; the email is read-only', async () => {
+    const user = await buildUser(database, { permissions: ['lockDevice'] });
+    const permissions = (await call(adminSession, 'GET', 'getPermissions.php')).json().permissions as {
+      id: number;
+      permission_name: string;
+    }[];
+    const reports = permissions.find((p) => p.permission_name === 'reports')?.id;
+    const ok = await call(adminSession, 'POST', 'updateUser.php', {
+      id: user.id,
+      email: user.email,
+      phone: '9844444444',
+      permissions: [reports],
+    });
+    expect(ok.json()).toEqual({ status: 'success', message: MESSAGES.userUpdated });
+    expect(await listed(user.email)).toMatchObject({ phone: '9844444444', permission_names: ['reports'] });
+    const renamed = await call(adminSession, 'POST', 'updateUser.php', {
+      id: user.id,
+      email: 'renamed@lendlock.com',
+      phone: '9844444444',
+      permissions: [],
+    });
+    expect(renamed.statusCode).toBe(400);
+    expect(renamed.json().message).toBe(USER_MESSAGES.emailReadOnly);
+  });
+
+  it('disabling ends every session and refuses sign-in; enabling restores it', async () => {
+    const user = await buildUser(database);
+    const session = await loginAs(app, user);
+    const disabled = await call(adminSession, 'POST', 'updateUserStatus.php', {
+      email: user.email,
+      status: 'INACTIVE',
+    });
+    expect(disabled.statusCode).toBe(200);
+    expect((await call(session, 'POST', 'logout.php')).statusCode).toBe(401);
+    expect(await listed(user.email)).toMatchObject({ userstatus: 'INACTIVE', loginstatus: 'LOGOUT' });
+    const refused = await app.inject({
+      method: 'POST',
+      url: '/api/login.php',
+      payload: { email: user.email, password: user.password },
+    });
+    expect(refused.json().message).toBe(MESSAGES.loginInactive);
+    await call(adminSession, 'POST', 'updateUserStatus.php', { email: user.email, status: 'ACTIVE' });
+    expect((await loginAs(app, user)).email).toBe(user.email);
+  });
+
+  it('forced logout ends all sessions at once and shows LOGOUT', async () => {
+    const user = await buildUser(database);
+    const a = await loginAs(app, user);
+    const b = await loginAs(app, user);
+    expect((await listed(user.email))?.loginstatus).toBe('LOGIN');
+    expect(
+      (await call(adminSession, 'POST', 'updateLoginStatus.php', { email: user.email })).statusCode,
+    ).toBe(200);
+    expect((await call(a, 'POST', 'logout.php')).statusCode).toBe(401);
+    expect((await call(b, 'POST', 'logout.php')).statusCode).toBe(401);
+    expect((await listed(user.email))?.loginstatus).toBe('LOGOUT');
+  });
+
+  it('refuses every ADMIN action on an ADMIN or SUPERADMIN account, or raising a level, changing nothing', async () => {
+    const otherAdmin = await buildUser(database, { userlevel: 'ADMIN' });
+    const plain = await buildUser(database);
+    const before = await snapshot();
+    const attempts = [
+      call(adminSession, 'POST', 'updateUserStatus.php', { email: otherAdmin.email, status: 'INACTIVE' }),
+      call(adminSession, 'POST', 'updateUserStatus.php', { email: superadmin.email, status: 'INACTIVE' }),
+      call(adminSession, 'POST', 'updateLoginStatus.php', { email: superadmin.email }),
+      call(adminSession, 'POST', 'updateLoginStatus.php', { email: otherAdmin.email }),
+      call(adminSession, 'POST', 'updateUser.php', {
+        id: otherAdmin.id,
+        email: otherAdmin.email,
+        phone: '9855555555',
+        permissions: [],
+      }),
+      call(adminSession, 'POST', 'updateUser.php', {
+        id: plain.id,
+        email: plain.email,
+        phone: plain.phone,
+        permissions: [],
+        userlevel: 'ADMIN',
+      }),
+      call(adminSession, 'POST', 'addUser.php', {
+        email: 'boss@lendlock.com',
+        phone: '9866666666',
+        password: 'Str0ng-pass',
+        permissions: [],
+        userlevel: 'SUPERADMIN',
+      }),
+    ];
+    for (const response of await Promise.all(attempts)) {
+      expect(response.statusCode).toBe(403);
+      expect([USER_MESSAGES.usersOnly, USER_MESSAGES.levelRaise]).toContain(response.json().message);
+    }
+    expect(await snapshot()).toEqual(before);
+  });
+
+  it('never disables or forces out the last active SUPERADMIN', async () => {
+    const lone = await openTestDatabase(kind);
+    const loneApp = await buildTestApp(lone);
+    try {
+      const only = await buildUser(lone, { userlevel: 'SUPERADMIN' });
+      const session = await loginAs(loneApp, only);
+      for (const [url, payload] of [
+        ['updateUserStatus.php', { email: only.email, status: 'INACTIVE' }],
+        ['updateLoginStatus.php', { email: only.email }],
+      ] as const) {
+        const response = await loneApp.inject({
+          method: 'POST',
+          url: `/api/${url}`,
+          headers: { 'x-api-key': session.token },
+          payload,
+        });
+        expect(response.statusCode).toBe(403);
+        expect(response.json().message).toBe(USER_MESSAGES.lastSuperadmin);
+      }
+      // With a second active SUPERADMIN, the first may be disabled.
+      const second = await buildUser(lone, { userlevel: 'SUPERADMIN' });
+      const ok = await loneApp.inject({
+        method: 'POST',
+        url: '/api/updateUserStatus.php',
+        headers: { 'x-api-key': session.token },
+        payload: { email: second.email, status: 'INACTIVE' },
+      });
+      expect(ok.statusCode).toBe(200);
+    } finally {
+      await loneApp.close();
+      await lone.close();
+    }
+  });
+
+  it('a SUPERADMIN may create an ADMIN and manage it', async () => {
+    const response = await call(superSession, 'POST', 'addUser.php', {
+      email: 'lead@lendlock.com',
+      phone: '9877777777',
+      password: 'Str0ng-pass',
+      permissions: [],
+      userlevel: 'ADMIN',
+    });
+    expect(response.statusCode).toBe(200);
+    expect((await listed('lead@lendlock.com'))?.userlevel).toBe('ADMIN');
+    expect(
+      (
+        await call(superSession, 'POST', 'updateUserStatus.php', {
+          email: 'lead@lendlock.com',
+          status: 'INACTIVE',
+        })
+      ).statusCode,
+    ).toBe(200);
+  });
+
+  it('USERs and integrator keys cannot reach user management', async () => {
+    const user = await buildUser(database, { permissions: ['userManagement'] });
+    const session = await loginAs(app, user);
+    const response = await call(session, 'GET', 'getUsers.php');
+    expect(response.statusCode).toBe(403);
+    expect(response.json().message).toBe(MESSAGES.unauthorised);
+    const key = (
+      await app.inject({
+        method: 'POST',
+        url: '/keyapi/generate_key.php',
+        headers: { 'x-api-key': adminSession.token },
+        payload: { key_name: 'k' },
+      })
+    ).json().key;
+    expect((await call(key, 'GET', 'getUsers.php')).statusCode).toBe(401);
+  });
+});

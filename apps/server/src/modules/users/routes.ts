@@ -1,0 +1,84 @@
+import {
+  addUserRequestSchema,
+  getPermissionsResponseSchema,
+  getUsersResponseSchema,
+  MESSAGES,
+  statusMessageSchema,
+  updateLoginStatusRequestSchema,
+  updateUserRequestSchema,
+  updateUserStatusRequestSchema,
+} from '@lendlock/contract';
+import type { FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { AppContext } from '../../app';
+import { requirePrincipal } from '../../plugins/auth';
+import { listPermissions } from './repository';
+import { addUser, forceLogout, getUsers, setUserStatus, USER_MESSAGES, updateUser } from './service';
+
+export function userRoutes(ctx: AppContext): FastifyPluginAsyncZod {
+  const rules = {
+    allowedEmailDomains: ctx.config.allowedEmailDomains,
+    passwordMinLength: ctx.config.passwordMinLength,
+  };
+  const actorOf = (request: FastifyRequest) => ({ actor: requirePrincipal(request), address: request.ip });
+
+  return async (app) => {
+    app.get('/api/getUsers.php', { schema: { response: { 200: getUsersResponseSchema } } }, async () => ({
+      status: 'success' as const,
+      items: await getUsers(ctx.db),
+    }));
+
+    app.get(
+      '/api/getPermissions.php',
+      { schema: { response: { 200: getPermissionsResponseSchema } } },
+      async () => ({
+        status: 'success' as const,
+        permissions: await listPermissions(ctx.db),
+      }),
+    );
+
+    app.post(
+      '/api/addUser.php',
+      { schema: { body: addUserRequestSchema, response: { 200: statusMessageSchema } } },
+      async (request) => {
+        const body = request.body;
+        await addUser(ctx.db, rules, actorOf(request), {
+          email: body.email,
+          phone: body.phone,
+          password: body.password,
+          permissions: body.permissions,
+          userlevel: body.userlevel,
+          retailerPhone: body.retailer_phone ?? null,
+        });
+        return { status: 'success', message: MESSAGES.userAdded };
+      },
+    );
+
+    app.post(
+      '/api/updateUser.php',
+      { schema: { body: updateUserRequestSchema, response: { 200: statusMessageSchema } } },
+      async (request) => {
+        await updateUser(ctx.db, rules, actorOf(request), request.body);
+        return { status: 'success', message: MESSAGES.userUpdated };
+      },
+    );
+
+    app.post(
+      '/api/updateUserStatus.php',
+      { schema: { body: updateUserStatusRequestSchema, response: { 200: statusMessageSchema } } },
+      async (request) => {
+        await setUserStatus(ctx.db, actorOf(request), request.body);
+        return { status: 'success', message: USER_MESSAGES.statusUpdated(request.body.status) };
+      },
+    );
+
+    app.post(
+      '/api/updateLoginStatus.php',
+      { schema: { body: updateLoginStatusRequestSchema, response: { 200: statusMessageSchema } } },
+      async (request) => {
+        await forceLogout(ctx.db, actorOf(request), request.body.email);
+        return { status: 'success', message: USER_MESSAGES.loggedOut };
+      },
+    );
+  };
+}

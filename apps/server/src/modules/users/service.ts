@@ -1,0 +1,261 @@
+/**
+ * Console users: one path for the CLI, the bootstrap and the User Management calls, with the rules of
+ * spec §5 and design.md §5 enforced here (allowed email domain, 10-digit phone, password length, unique
+ * email and phone, existing permissions; an ADMIN manages USERs only and raises no level; nobody
+ * disables or forces out the last active SUPERADMIN). Every change is audited.
+ */
+import {
+  type ConsoleUser,
+  isEmail,
+  type UserLevel,
+  type UserStatus,
+  validateEmailDomain,
+  validatePassword,
+  validatePhone,
+} from '@lendlock/contract';
+import type { Kysely, Transaction } from 'kysely';
+import { inTransaction } from '../../db/transaction';
+import type { DB, UserRow } from '../../db/types';
+import { hashPassword } from '../../lib/secrets';
+import type { Principal } from '../../plugins/auth';
+import { AppError, badRequest, conflict, forbidden, notFound } from '../../plugins/errors';
+import { appendAudit } from '../audit/repository';
+import { endUserSessions } from '../auth/repository';
+import { toConsoleUser } from './mapper';
+import {
+  countOtherActiveSuperadmins,
+  existsEmailOrPhone,
+  findUserByEmail,
+  insertUser,
+  listPermissions,
+  listUsers,
+  lockUser,
+  phoneTakenByOther,
+  setUserPermissions,
+  updateUserRow,
+} from './repository';
+
+export interface NewUserInput {
+  email: string;
+  phone: string | null;
+  password: string;
+  userlevel: UserLevel;
+  /** Permission ids or names. */
+  permissions: (number | string)[];
+  retailerPhone?: string | null;
+}
+
+export interface UserRules {
+  allowedEmailDomains: string[];
+  passwordMinLength: number;
+  /** The bootstrap SUPERADMIN may use any email domain and no phone. */
+  skipDomainCheck?: boolean;
+}
+
+export const USER_MESSAGES = {
+  usersOnly: 'An ADMIN can manage USER accounts only.',
+  levelRaise: 'Only a SUPERADMIN can give the ADMIN or SUPERADMIN level.',
+  lastSuperadmin: 'The last active SUPERADMIN cannot be disabled or logged out.',
+  lastSuperadminLevel: 'The last active SUPERADMIN cannot lose that level.',
+  emailReadOnly: 'The email of a user cannot be changed.',
+  emailTaken: 'A user with this email already exists',
+  phoneTaken: 'A user with this phone number already exists',
+  notFound: 'User not found',
+  statusUpdated: (status: UserStatus) => `User status updated to ${status}`,
+  loggedOut: 'User logged out successfully',
+  invalidEmail: 'Enter a valid email address',
+} as const;
+
+function check(message: string | null): void {
+  if (message) throw badRequest(message);
+}
+
+async function resolvePermissionIds(db: Kysely<DB>, wanted: (number | string)[]): Promise<number[]> {
+  const known = await listPermissions(db);
+  const ids = wanted.map((p) => {
+    const found = known.find((k) => k.id === p || k.permission_name === p);
+    if (!found) throw badRequest(`Unknown permission: ${String(p)}`);
+    return found.id;
+  });
+  return [...new Set(ids)];
+}
+
+/** Whether `actor` may act on an account of `targetLevel` (SUPERADMIN: any; ADMIN: USERs only). */
+export function canManage(actor: Pick<Principal, 'userlevel'>, targetLevel: UserLevel): boolean {
+  return actor.userlevel === 'SUPERADMIN' || (actor.userlevel === 'ADMIN' && targetLevel === 'USER');
+}
+
+function assertCanManage(actor: Principal, target: Pick<UserRow, 'userlevel'>): void {
+  if (!canManage(actor, target.userlevel)) throw forbidden(USER_MESSAGES.usersOnly);
+}
+
+function assertCanGrant(actor: Principal, level: UserLevel): void {
+  if (level !== 'USER' && actor.userlevel !== 'SUPERADMIN') throw forbidden(USER_MESSAGES.levelRaise);
+}
+
+export async function createUser(db: Kysely<DB>, input: NewUserInput, rules: UserRules): Promise<number> {
+  const email = input.email.trim();
+  if (!isEmail(email)) throw badRequest(USER_MESSAGES.invalidEmail);
+  if (!rules.skipDomainCheck) check(validateEmailDomain(email, rules.allowedEmailDomains));
+  const phone = input.phone?.trim() || null;
+  if (phone !== null || !rules.skipDomainCheck) check(validatePhone(phone ?? ''));
+  check(validatePassword(input.password, rules.passwordMinLength));
+  const ids = await resolvePermissionIds(db, input.permissions);
+  const taken = await existsEmailOrPhone(db, email, phone);
+  if (taken.email) throw conflict(USER_MESSAGES.emailTaken);
+  if (taken.phone) throw conflict(USER_MESSAGES.phoneTaken);
+  const passwordHash = await hashPassword(input.password);
+  try {
+    return await inTransaction(db, async (trx) => {
+      const id = await insertUser(trx, {
+        email,
+        phone,
+        password_hash: passwordHash,
+        userlevel: input.userlevel,
+        retailer_phone: input.retailerPhone?.trim() || null,
+      });
+      await setUserPermissions(trx, id, ids);
+      return id;
+    });
+  } catch (error) {
+    // A concurrent insert won the race on a unique index.
+    if ((error as { code?: string }).code === '23505') {
+      throw new AppError(409, 'CONFLICT', 'A user with this email or phone already exists');
+    }
+    throw error;
+  }
+}
+
+export async function getUsers(db: Kysely<DB>): Promise<ConsoleUser[]> {
+  return (await listUsers(db)).map(toConsoleUser);
+}
+
+export interface ActorContext {
+  actor: Principal;
+  address: string;
+}
+
+export async function addUser(
+  db: Kysely<DB>,
+  rules: UserRules,
+  { actor, address }: ActorContext,
+  input: Omit<NewUserInput, 'userlevel'> & { userlevel?: UserLevel | undefined },
+): Promise<number> {
+  const userlevel = input.userlevel ?? 'USER';
+  assertCanGrant(actor, userlevel);
+  if (input.retailerPhone) check(validatePhone(input.retailerPhone));
+  const id = await createUser(db, { ...input, userlevel }, rules);
+  await appendAudit(db, {
+    actor,
+    action: 'user.add',
+    target: input.email.trim(),
+    address,
+    result: 'success',
+    details: { userlevel, permissions: input.permissions },
+  });
+  return id;
+}
+
+/** Runs `fn` on a locked target user found by id or email; refuses an unknown user. */
+async function withTarget<T>(
+  db: Kysely<DB>,
+  find: { id?: number; email?: string },
+  fn: (trx: Transaction<DB>, target: UserRow) => Promise<T>,
+): Promise<T> {
+  return inTransaction(db, async (trx) => {
+    const id = find.id ?? (find.email ? (await findUserByEmail(trx, find.email))?.id : undefined);
+    const target = id === undefined ? undefined : await lockUser(trx, id);
+    if (!target) throw notFound(USER_MESSAGES.notFound);
+    return fn(trx, target);
+  });
+}
+
+export async function updateUser(
+  db: Kysely<DB>,
+  rules: UserRules,
+  { actor, address }: ActorContext,
+  input: {
+    id: number;
+    email: string;
+    phone: string;
+    permissions: number[];
+    userlevel?: UserLevel | undefined;
+  },
+): Promise<void> {
+  check(validateEmailDomain(input.email, rules.allowedEmailDomains));
+  check(validatePhone(input.phone));
+  const ids = await resolvePermissionIds(db, input.permissions);
+  await withTarget(db, { id: input.id }, async (trx, target) => {
+    assertCanManage(actor, target);
+    if (target.email.toLowerCase() !== input.email.trim().toLowerCase())
+      throw badRequest(USER_MESSAGES.emailReadOnly);
+    const userlevel = input.userlevel ?? target.userlevel;
+    if (userlevel !== target.userlevel) {
+      assertCanGrant(actor, userlevel);
+      if (target.userlevel === 'SUPERADMIN' && target.userstatus === 'ACTIVE') {
+        if ((await countOtherActiveSuperadmins(trx, target.id)) === 0)
+          throw forbidden(USER_MESSAGES.lastSuperadminLevel);
+      }
+    }
+    const phone = input.phone.trim();
+    if (await phoneTakenByOther(trx, phone, target.id)) throw conflict(USER_MESSAGES.phoneTaken);
+    await updateUserRow(trx, target.id, { phone, userlevel });
+    await setUserPermissions(trx, target.id, ids);
+    await appendAudit(trx, {
+      actor,
+      action: 'user.update',
+      target: target.email,
+      address,
+      result: 'success',
+      details: { phone, userlevel, permissions: ids },
+    });
+  });
+}
+
+export async function setUserStatus(
+  db: Kysely<DB>,
+  { actor, address }: ActorContext,
+  input: { email: string; status: UserStatus },
+): Promise<void> {
+  await withTarget(db, { email: input.email }, async (trx, target) => {
+    assertCanManage(actor, target);
+    if (input.status === 'INACTIVE' && target.userlevel === 'SUPERADMIN') {
+      if ((await countOtherActiveSuperadmins(trx, target.id)) === 0)
+        throw forbidden(USER_MESSAGES.lastSuperadmin);
+    }
+    await updateUserRow(trx, target.id, { userstatus: input.status });
+    const ended = input.status === 'INACTIVE' ? await endUserSessions(trx, target.id, 'disabled') : 0;
+    await appendAudit(trx, {
+      actor,
+      action: 'user.status',
+      target: target.email,
+      address,
+      result: 'success',
+      details: { from: target.userstatus, to: input.status, sessionsEnded: ended },
+    });
+  });
+}
+
+export async function forceLogout(
+  db: Kysely<DB>,
+  { actor, address }: ActorContext,
+  email: string,
+): Promise<number> {
+  return withTarget(db, { email }, async (trx, target) => {
+    assertCanManage(actor, target);
+    if (target.userlevel === 'SUPERADMIN' && target.userstatus === 'ACTIVE') {
+      if ((await countOtherActiveSuperadmins(trx, target.id)) === 0)
+        throw forbidden(USER_MESSAGES.lastSuperadmin);
+    }
+    const ended = await endUserSessions(trx, target.id, 'forced logout');
+    await appendAudit(trx, {
+      actor,
+      action: 'user.forceLogout',
+      target: target.email,
+      address,
+      result: 'success',
+      details: { sessionsEnded: ended },
+    });
+    return ended;
+  });
+}

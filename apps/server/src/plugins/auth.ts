@@ -1,0 +1,107 @@
+/**
+ * Authentication (`X-API-Key`: a console session token or an integrator API key) and authorization
+ * by the route permission table. Every route must be in the table, or the app does not build.
+ */
+import { MESSAGES, passesEveryPermission, type ScreenName, type UserLevel } from '@lendlock/contract';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Kysely } from 'kysely';
+import { type Access, policyKey, ROUTE_POLICIES } from '../authz/policies';
+import type { DB } from '../db/types';
+import { findPrincipalByKey, findPrincipalBySession } from '../modules/auth/repository';
+import { touchKey } from '../modules/keys/repository';
+import { AUTHORIZATION_FAILED } from './envelope';
+import { AppError, forbidden } from './errors';
+
+export interface Principal {
+  readonly credential: 'session' | 'key';
+  readonly userId: number;
+  readonly email: string;
+  readonly userlevel: UserLevel;
+  readonly permissions: ReadonlySet<string>;
+  readonly retailerPhone: string | null;
+  /** Set for a session: the hash of its token. */
+  readonly sessionTokenHash?: string;
+  /** Set for an integrator key. */
+  readonly keyId?: number;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    principal: Principal | null;
+  }
+  interface FastifyContextConfig {
+    access?: Access;
+  }
+}
+
+export const API_KEY_HEADER = 'x-api-key';
+
+export class MissingRoutePolicyError extends Error {
+  constructor(readonly route: string) {
+    super(`Route "${route}" has no entry in ROUTE_POLICIES (apps/server/src/authz/policies.ts).`);
+    this.name = 'MissingRoutePolicyError';
+  }
+}
+
+export function hasPermission(principal: Principal, name: ScreenName): boolean {
+  return passesEveryPermission(principal.userlevel) || principal.permissions.has(name);
+}
+
+function allows(access: Access, principal: Principal): boolean {
+  switch (access.kind) {
+    case 'public':
+    case 'signedIn':
+    case 'command':
+      return true;
+    case 'permission':
+      return hasPermission(principal, access.permission);
+    case 'admin':
+      return passesEveryPermission(principal.userlevel);
+    case 'superadmin':
+      return principal.userlevel === 'SUPERADMIN';
+  }
+}
+
+export function registerAuth(
+  app: FastifyInstance,
+  db: Kysely<DB>,
+  policies: Readonly<Record<string, Access>> = ROUTE_POLICIES,
+): void {
+  app.decorateRequest('principal', null);
+
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    for (const method of methods) {
+      const key = policyKey(method, route.url);
+      const access = policies[key];
+      if (!access) throw new MissingRoutePolicyError(key);
+      route.config = { ...(route.config ?? {}), access };
+    }
+  });
+
+  app.addHook('onRequest', async (request: FastifyRequest) => {
+    const access = request.routeOptions.config.access;
+    if (!access || access.kind === 'public') return;
+    const header = request.headers[API_KEY_HEADER];
+    const token = Array.isArray(header) ? header[0] : header;
+    const principal = token ? await authenticate(db, token) : null;
+    if (!principal || !access.credentials.includes(principal.credential)) {
+      throw new AppError(401, 'UNAUTHENTICATED', AUTHORIZATION_FAILED);
+    }
+    if (!allows(access, principal)) throw forbidden(MESSAGES.unauthorised);
+    // A key's last use is recorded only for a call it was allowed to make.
+    if (principal.keyId !== undefined) await touchKey(db, principal.keyId);
+    request.principal = principal;
+  });
+}
+
+async function authenticate(db: Kysely<DB>, token: string): Promise<Principal | null> {
+  if (token.length < 16 || token.length > 256) return null;
+  return (await findPrincipalBySession(db, token)) ?? (await findPrincipalByKey(db, token));
+}
+
+/** The principal of a route whose policy requires sign-in (set by the onRequest hook). */
+export function requirePrincipal(request: FastifyRequest): Principal {
+  if (!request.principal) throw new AppError(401, 'UNAUTHENTICATED', AUTHORIZATION_FAILED);
+  return request.principal;
+}

@@ -1,0 +1,106 @@
+/**
+ * Starts the device channel for an app: the embedded broker (unless MQTT_URL names one), the gateway that
+ * connects the command service to it, and the periodic sweep (expiry, sending what waited).
+ */
+import { randomBytes } from 'node:crypto';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Kysely } from 'kysely';
+import type { Counter } from 'prom-client';
+import type { Config } from '../config';
+import type { DB } from '../db/types';
+import { sha256Hex } from '../lib/secrets';
+import type { CommandService } from '../modules/commands/service';
+import { connectGateway, type Gateway } from '../modules/devices/gateway';
+import { deviceCredentialHash } from '../modules/devices/repository';
+import { type EmbeddedBroker, startEmbeddedBroker } from './broker';
+
+export interface DeviceChannel {
+  readonly broker: EmbeddedBroker | null;
+  readonly gateway: Gateway;
+  /** What devices are told to connect to (no server credentials in it). */
+  readonly deviceMqttUrl: string;
+  close(): Promise<void>;
+}
+
+function withoutCredentials(url: string): string {
+  const parsed = new URL(url);
+  parsed.username = '';
+  parsed.password = '';
+  return parsed.toString().replace(/\/$/, '');
+}
+
+function waitConnected(gateway: Gateway, ms: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const started = Date.now();
+    const check = () => {
+      if (gateway.connected) return resolve(true);
+      if (Date.now() - started >= ms) return resolve(false);
+      setTimeout(check, 25);
+    };
+    check();
+  });
+}
+
+export async function startDeviceChannel(
+  config: Config,
+  db: Kysely<DB>,
+  commands: CommandService,
+  log: FastifyBaseLogger,
+  acks?: Counter<'status'>,
+): Promise<DeviceChannel> {
+  const service = { username: 'lendlock-server', password: randomBytes(24).toString('base64url') };
+  const broker = config.mqttUrl
+    ? null
+    : await startEmbeddedBroker({
+        host: config.mqttHost,
+        port: config.mqttPort,
+        service,
+        loadTest: config.mqttLoadTestPassword
+          ? { username: 'lendlock-loadtest', password: config.mqttLoadTestPassword }
+          : undefined,
+        authenticateDevice: async (imei, credential) =>
+          (await deviceCredentialHash(db, imei)) === sha256Hex(credential),
+      });
+  const gateway = connectGateway({
+    url: config.mqttUrl ?? (broker?.url as string),
+    ...(broker ? service : {}),
+    sharedGroup: broker ? null : config.mqttSharedGroup,
+    clientId: `lendlock-server-${randomBytes(6).toString('hex')}`,
+    log,
+    handlers: {
+      onAck: async (imei, ack) => {
+        await commands.handleAck(imei, ack);
+        acks?.inc({ status: ack.status });
+      },
+      onState: (imei, state) => commands.handleState(imei, state),
+      onStatus: (imei, online) => commands.handleStatus(imei, online),
+      onConnected: () => {
+        commands.sweep().catch((error: unknown) => log.error({ err: error }, 'device channel: sweep failed'));
+      },
+    },
+  });
+  commands.attach(gateway);
+  // The embedded broker is in this process: wait for it. An external one may be down; commands then queue.
+  if (!(await waitConnected(gateway, broker ? 5000 : 3000)))
+    log.warn('device channel: broker not reachable yet');
+
+  const timer = setInterval(() => {
+    commands.sweep().catch((error: unknown) => log.error({ err: error }, 'device channel: sweep failed'));
+  }, config.dispatchIntervalMs);
+  timer.unref();
+
+  const deviceMqttUrl =
+    config.deviceMqttUrl ??
+    (config.mqttUrl ? withoutCredentials(config.mqttUrl) : `mqtt://localhost:${broker?.port}`);
+  return {
+    broker,
+    gateway,
+    deviceMqttUrl,
+    close: async () => {
+      clearInterval(timer);
+      await commands.drain();
+      await gateway.close();
+      await broker?.close();
+    },
+  };
+}

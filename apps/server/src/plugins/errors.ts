@@ -1,0 +1,120 @@
+/**
+ * The typed errors of the server and the one error handler: every failure leaves as
+ * `{status: "error", code, message}` with a stable code; 5xx details never reach the client.
+ */
+import type { ErrorCode } from '@lendlock/contract';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+
+export class AppError extends Error {
+  constructor(
+    readonly statusCode: number,
+    readonly code: ErrorCode,
+    message: string,
+    readonly headers: Record<string, string> = {},
+    /** Extra fields of the error answer (e.g. the invalid rows of a CSV). */
+    readonly extra: Record<string, unknown> = {},
+  ) {
+    super(message);
+    this.name = 'AppError';
+  }
+}
+
+export const badRequest = (message: string) => new AppError(400, 'VALIDATION_FAILED', message);
+export const unauthenticated = (message: string) => new AppError(401, 'UNAUTHENTICATED', message);
+export const forbidden = (message: string) => new AppError(403, 'FORBIDDEN', message);
+export const notFound = (message: string) => new AppError(404, 'NOT_FOUND', message);
+export const conflict = (message: string) => new AppError(409, 'CONFLICT', message);
+
+export const INTERNAL_MESSAGE = 'Something went wrong on our side. Please try again.';
+export const UNAVAILABLE_MESSAGE = 'The service is temporarily unavailable. Please try again shortly.';
+
+const UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  '57P01', // admin_shutdown
+  '57P02', // crash_shutdown
+  '57P03', // cannot_connect_now
+  '53300', // too_many_connections
+  '08000',
+  '08003',
+  '08006',
+]);
+
+function isUnavailable(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string' && UNAVAILABLE_CODES.has(code)) return true;
+  const message = String((error as { message?: unknown }).message ?? '');
+  return /Connection terminated|connection timeout|Client has encountered a connection error/i.test(message);
+}
+
+interface Reply {
+  statusCode: number;
+  code: ErrorCode;
+  message: string;
+  headers?: Record<string, string>;
+  extra?: Record<string, unknown>;
+}
+
+function classify(error: FastifyError | AppError): Reply {
+  if (error instanceof AppError) {
+    return {
+      statusCode: error.statusCode,
+      code: error.code,
+      message: error.message,
+      headers: error.headers,
+      extra: error.extra,
+    };
+  }
+  if (hasZodFastifySchemaValidationErrors(error)) {
+    const issue = error.validation[0];
+    const field = issue?.instancePath?.replace(/^\//, '').replaceAll('/', '.') || 'body';
+    return {
+      statusCode: 400,
+      code: 'VALIDATION_FAILED',
+      message: `Invalid ${field}: ${issue?.message ?? 'bad value'}`,
+    };
+  }
+  switch (error.code) {
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return { statusCode: 400, code: 'VALIDATION_FAILED', message: 'The request body is not valid JSON.' };
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return { statusCode: 413, code: 'PAYLOAD_TOO_LARGE', message: 'The request body is too large.' };
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return { statusCode: 415, code: 'UNSUPPORTED_MEDIA_TYPE', message: 'Unsupported content type.' };
+  }
+  if (isUnavailable(error)) return { statusCode: 503, code: 'UNAVAILABLE', message: UNAVAILABLE_MESSAGE };
+  const status = typeof error.statusCode === 'number' ? error.statusCode : 500;
+  if (status >= 400 && status < 500) {
+    if (status === 429) return { statusCode: 429, code: 'RATE_LIMITED', message: error.message };
+    return { statusCode: status, code: 'VALIDATION_FAILED', message: 'The request could not be processed.' };
+  }
+  return { statusCode: 500, code: 'INTERNAL', message: INTERNAL_MESSAGE };
+}
+
+export function registerErrorHandling(
+  app: FastifyInstance,
+  fallback: (request: FastifyRequest, reply: FastifyReply) => FastifyReply | null = () => null,
+): void {
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const out = classify(error);
+    if (out.statusCode >= 500) request.log.error({ err: error }, 'request failed');
+    else request.log.info({ code: out.code, statusCode: out.statusCode }, out.message);
+    for (const [name, value] of Object.entries(out.headers ?? {})) reply.header(name, value);
+    return reply
+      .status(out.statusCode)
+      .send({ ...out.extra, status: 'error', code: out.code, message: out.message });
+  });
+  app.setNotFoundHandler(
+    (request, reply) =>
+      fallback(request, reply) ??
+      reply.status(404).send({
+        status: 'error',
+        code: 'NOT_FOUND',
+        message: `No such call: ${request.method} ${request.url.split('?')[0]}`,
+      }),
+  );
+}

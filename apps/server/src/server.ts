@@ -1,0 +1,65 @@
+/**
+ * Starting and stopping a whole server: database, migrations, bootstrap, app, listen, graceful shutdown.
+ */
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from './app';
+import { bootstrap, credentialsLine, wantsDemo } from './bootstrap';
+import type { Config } from './config';
+import { type Database, migrate, openDatabase } from './db/database';
+import { startDemo } from './demo';
+
+export interface RunningServer {
+  app: FastifyInstance;
+  database: Database;
+  url: string;
+  close(): Promise<void>;
+}
+
+export async function startServer(
+  config: Config,
+  print: (line: string) => void = console.log,
+): Promise<RunningServer> {
+  const database = await openDatabase({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    poolSize: config.databasePoolSize,
+  });
+  try {
+    await migrate(database.db);
+    const result = await bootstrap(config, database);
+    for (const account of result.created)
+      print(credentialsLine(account.level, account.email, account.password));
+    const app = await buildApp({ config, database });
+    const url = await app.listen({ port: config.port, host: config.host });
+    app.log.info({ url, database: database.kind }, 'Lendlock is serving');
+    const demo = wantsDemo(config, database)
+      ? await startDemo(app, {
+          url: url.replace('0.0.0.0', '127.0.0.1'),
+          dataDir: config.dataDir,
+          devices: config.demoDevices,
+          seedHistory: result.demo,
+        })
+      : null;
+    if (demo)
+      print(
+        `Demo fleet: ${config.demoDevices} simulated devices (npm run sim adds more: --secret ${app.ctx.enrollmentSecret})`,
+      );
+    let closing: Promise<void> | undefined;
+    return {
+      app,
+      database,
+      url,
+      close: () => {
+        closing ??= (async () => {
+          await demo?.stop();
+          await app.close();
+          await database.close();
+        })();
+        return closing;
+      },
+    };
+  } catch (error) {
+    await database.close().catch(() => {});
+    throw error;
+  }
+}

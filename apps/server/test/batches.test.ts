@@ -1,0 +1,318 @@
+/**
+ * Durable server-side batches: upload, validation, chunked processing with exact counts, the resume
+ * flow, sharing between instances, and the legacy per-IMEI calls.
+ */
+import { MESSAGES, type Session } from '@lendlock/contract';
+import type { SimulatedDevice } from '@lendlock/device-sim';
+import { imeiFor } from '@lendlock/device-sim';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { BatchService } from '../src/modules/batches/service';
+import { databaseKinds, openTestDatabase, type TestDatabase } from './db';
+import { type DeviceServer, simulatedDevice, startDeviceServer } from './devices';
+import { buildUser, loginAs } from './factories';
+import { imeiCsv, multipart } from './multipart';
+
+/** Registers devices straight in the database (fast, for batch sizes a fleet would take long to register). */
+async function seedDevices(database: TestDatabase, imeis: string[]): Promise<void> {
+  for (let i = 0; i < imeis.length; i += 1000) {
+    await database.db
+      .insertInto('devices')
+      .values(imeis.slice(i, i + 1000).map((imei1) => ({ imei1, imei2: null, match_status: 'YES' as const })))
+      .execute();
+  }
+}
+
+const randomImeis = (n: number) => {
+  const seed = Math.floor(Math.random() * 1000);
+  const base = Math.floor(Math.random() * 100_000_000) * 10;
+  return Array.from({ length: n }, (_, i) => imeiFor(seed, base + i));
+};
+
+describe.each(databaseKinds())('batches on %s', (kind) => {
+  let database: TestDatabase;
+  let server: DeviceServer;
+  let admin: Session;
+  const devices: SimulatedDevice[] = [];
+
+  beforeAll(async () => {
+    database = await openTestDatabase(kind);
+    server = await startDeviceServer(database, 'embedded', { batchWorkers: 2 });
+    admin = await loginAs(server.app, await buildUser(database, { userlevel: 'ADMIN' }));
+  });
+  afterAll(async () => {
+    await Promise.all(devices.map((d) => d.disconnect().catch(() => {})));
+    await server?.close();
+    await database?.close();
+  });
+
+  const upload = (
+    script: string,
+    content: string,
+    options: { token?: string; name?: string; type?: string; fields?: Record<string, string> } = {},
+  ) => {
+    const body = multipart(options.fields ?? { user: admin.email }, {
+      name: options.name ?? 'devices.csv',
+      type: options.type ?? 'text/csv',
+      content,
+    });
+    return server.app.inject({
+      method: 'POST',
+      url: `/api/${script}.php`,
+      headers: { ...body.headers, 'x-api-key': options.token ?? admin.token },
+      payload: body.payload,
+    });
+  };
+  const call = (url: string, payload: object, token = admin.token) =>
+    server.app.inject({ method: 'POST', url: `/api/${url}`, headers: { 'x-api-key': token }, payload });
+  const progress = async (batchId: number) => (await call('v2/batch/progress', { batchId })).json().batch;
+  const waitComplete = (batchId: number, timeout = 60_000) =>
+    vi.waitFor(async () => expect((await progress(batchId)).isComplete).toBe('complete'), {
+      timeout,
+      interval: 100,
+    });
+
+  it('runs an uploaded batch on the server: found devices get the command (interface B), unknown IMEIs are not found', async () => {
+    const online = [simulatedDevice(server), simulatedDevice(server)];
+    devices.push(...online);
+    for (const device of online) {
+      await device.register();
+      await device.connect();
+    }
+    const registered = randomImeis(120);
+    await seedDevices(database, registered);
+    const unknown = randomImeis(30);
+    const list = [...online.map((d) => d.imei), ...registered, ...unknown];
+    const response = await upload('bulkLockCopy', imeiCsv(list));
+    expect(response.statusCode).toBe(200);
+    const { batchId, total } = response.json();
+    expect(total).toBe(list.length);
+    await waitComplete(batchId);
+    const done = await progress(batchId);
+    expect(done).toMatchObject({
+      statusOf: 'lockfiles',
+      batchfilename: 'devices.csv',
+      total: 152,
+      valid: 152,
+      invalid: 0,
+      found: 122,
+      notFound: 30,
+      processed: 152,
+      lastimei: unknown.at(-1),
+    });
+    const commands = await database.db
+      .selectFrom('commands')
+      .select(['imei1', 'interface', 'command'])
+      .where('batch_id', '=', batchId)
+      .execute();
+    expect(commands).toHaveLength(122);
+    expect(new Set(commands.map((c) => c.imei1)).size).toBe(122);
+    expect(commands.every((c) => c.interface === 'B' && c.command === 'LOCK')).toBe(true);
+    for (const device of online) await vi.waitFor(() => expect(device.state.locked).toBe(true));
+    const results = (await call('v2/batch/results', { batchId, offset: 0, limit: 1000 })).json();
+    expect(results.items).toHaveLength(152);
+    expect(results.items.at(-1)).toMatchObject({ sno: 152, imei: unknown.at(-1), validate: 'not found' });
+    expect(results.items[0]).toMatchObject({ sno: 1, validate: 'found' });
+  });
+
+  it('validates the file again on the server with the spec messages and stores nothing on a refusal', async () => {
+    const before = await database.db
+      .selectFrom('batches')
+      .select(sql<number>`count(*)::int`.as('n'))
+      .executeTakeFirstOrThrow();
+    const bad = await upload('bulkUnlockCopy', 'Sno,IMEI1\n1,123\n2,123456789012345,9\n');
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json()).toMatchObject({ status: 'error', message: MESSAGES.csvIncorrect });
+    expect(bad.json().invalid).toEqual([
+      { line: 2, error: MESSAGES.invalidImeiLength, data: '1,123' },
+      { line: 3, error: MESSAGES.moreThanTwoColumns, data: '2,123456789012345,9' },
+    ]);
+    const headers = await upload('bulkUnlockCopy', 'no,imei\n1,123456789012345\n');
+    expect(headers.json().invalid).toEqual([
+      { line: 1, error: MESSAGES.invalidHeaders, data: MESSAGES.headersNotMatched },
+    ]);
+    const notCsv = await upload('bulkUnlockCopy', 'PK\u0003\u0004binary', {
+      name: 'devices.xlsx',
+      type: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+    });
+    expect(notCsv.statusCode).toBe(415);
+    expect(notCsv.json().message).toBe(MESSAGES.onlyCsv);
+    const after = await database.db
+      .selectFrom('batches')
+      .select(sql<number>`count(*)::int`.as('n'))
+      .executeTakeFirstOrThrow();
+    expect(Number(after.n)).toBe(Number(before.n));
+    const empty = await upload('bulkUnlockCopy', 'Sno,IMEI1\r\n\r\n');
+    expect(empty.json()).toMatchObject({ status: 'success', batchId: null, total: 0 });
+    expect(empty.json().message).toMatch(/no data rows/);
+  });
+
+  it('refuses a USER without the screen permission and a form naming someone else', async () => {
+    const user = await loginAs(server.app, await buildUser(database, { permissions: ['unlockDevice'] }));
+    const refused = await upload('bulkLockCopy', imeiCsv(randomImeis(2)), {
+      token: user.token,
+      fields: { user: user.email },
+    });
+    expect(refused.statusCode).toBe(403);
+    const other = await upload('bulkLockCopy', imeiCsv(randomImeis(2)), {
+      fields: { user: 'someone@lendlock.com' },
+    });
+    expect(other.statusCode).toBe(403);
+  });
+
+  it('grey batches carry the grade; paused batches wait and resume exactly where they stopped', async () => {
+    const imeis = randomImeis(400);
+    await seedDevices(database, imeis);
+    // Workers held while the batch is stored and paused, so the pause lands before any chunk.
+    await server.app.ctx.batches.stop();
+    const response = await upload('bulkGreyCopy', imeiCsv(imeis), {
+      fields: { user: admin.email, level: 'level2' },
+    });
+    const { batchId } = response.json();
+    await call('v2/batch/pause', { batchId });
+    server.app.ctx.batches.start();
+    // A chunk already under way finishes; after that nothing moves.
+    await new Promise((r) => setTimeout(r, 300));
+    const paused = await progress(batchId);
+    expect(paused.phase).toBe('paused');
+    const current = (await call('v2/batch/current', { statusOf: 'disableappfiles' })).json().batch;
+    expect(current.batchId).toBe(batchId);
+    await new Promise((r) => setTimeout(r, 300));
+    const stillPaused = await progress(batchId);
+    expect(stillPaused.processed).toBe(paused.processed);
+    await call('v2/batch/resume', { batchId });
+    await waitComplete(batchId);
+    const commands = await database.db
+      .selectFrom('commands')
+      .select(['imei1', 'options'])
+      .where('batch_id', '=', batchId)
+      .execute();
+    expect(commands).toHaveLength(400);
+    expect(new Set(commands.map((c) => c.imei1)).size).toBe(400);
+    expect(commands.every((c) => c.options.level === 'level2')).toBe(true);
+  });
+
+  it('runs a Notify batch: each row carries its generated header and message to the device', async () => {
+    const device = simulatedDevice(server);
+    devices.push(device);
+    await device.register();
+    await device.connect();
+    const [unknown] = randomImeis(1);
+    const csv = `sno,name,imei1,amount,date,template\r\n1,Asha,${device.imei},1499.50,05/12/2030,Pre\r\n2,Ravi,${unknown},200,01/01/2020,Post\r\n`;
+    const response = await upload('bulkNotifyCopy', csv, { name: 'reminders.csv' });
+    expect(response.statusCode).toBe(200);
+    const { batchId } = response.json();
+    await waitComplete(batchId);
+    expect(await progress(batchId)).toMatchObject({ statusOf: 'notifyfiles', found: 1, notFound: 1 });
+    const results = (await call('v2/batch/results', { batchId })).json().items;
+    expect(results[0]).toMatchObject({
+      name: 'Asha',
+      amount: '1499.50',
+      template: 'Pre',
+      header: 'Payment Reminder',
+      validate: 'found',
+    });
+    expect(results[1]).toMatchObject({ name: 'Ravi', header: 'Payment Overdue', validate: 'not found' });
+    await vi.waitFor(() => expect(device.received.at(-1)?.command).toBe('NOTIFY'));
+    expect(device.received.at(-1)?.options).toEqual({ message: results[0].notification, caseType: 'Pre' });
+    const bad = await upload('bulkNotifyCopy', 'sno,name,imei1,amount,date,template\n1,A,1,x,y,z\n');
+    expect(bad.json().invalid[0].error).toMatch(/^Incorrect fields: /);
+  });
+
+  it('New Batch discards the rest of a batch', async () => {
+    const imeis = randomImeis(300);
+    await server.app.ctx.batches.stop();
+    const { batchId } = (await upload('bulkSetAlarmCopy', imeiCsv(imeis))).json();
+    const cancelled = (await call('v2/batch/cancel', { batchId })).json().batch;
+    server.app.ctx.batches.start();
+    expect(cancelled.isComplete).toBe('cancelled');
+    expect((await call('v2/batch/current', { statusOf: 'activatealarmfiles' })).json().batch).toBeNull();
+  });
+
+  it('two instances on one database share a batch with no IMEI processed twice', async () => {
+    const imeis = randomImeis(1500);
+    await seedDevices(database, imeis);
+    const { batchId } = (await upload('bulkBlockCopy', imeiCsv(imeis))).json();
+    // A second instance's workers join the same batch.
+    const second = new BatchService({
+      db: database.db,
+      commands: server.app.ctx.commands,
+      log: server.app.log,
+      oneShotTtlMs: 1000,
+      workers: 2,
+    });
+    second.start();
+    try {
+      await waitComplete(batchId);
+    } finally {
+      await second.stop();
+    }
+    const stats = await sql<{ n: number; distinct_imeis: number }>`
+      SELECT count(*)::int AS n, count(DISTINCT imei1)::int AS distinct_imeis FROM commands WHERE batch_id = ${batchId}`.execute(
+      database.db,
+    );
+    expect(stats.rows[0]).toEqual({ n: 1500, distinct_imeis: 1500 });
+    const items = await sql<{
+      n: number;
+    }>`SELECT count(*)::int AS n FROM batch_items WHERE batch_id = ${batchId} AND result IS NULL`.execute(
+      database.db,
+    );
+    expect(items.rows[0]?.n).toBe(0);
+  });
+
+  it('serves the legacy per-IMEI loop: getimeidetails, updateStatusOnServer, updateCommandOnServer', async () => {
+    const [known] = randomImeis(1);
+    await seedDevices(database, [known ?? '']);
+    expect(
+      (
+        await call('getimeidetails.php', {
+          imei: known,
+          action: 'lock',
+          filename: 'f.csv',
+          user: admin.email,
+        })
+      ).json(),
+    ).toEqual({ message: 'found' });
+    expect(
+      (
+        await call('getimeidetails.php', { imei: '123456789012345', action: 'lock', filename: 'f.csv' })
+      ).json(),
+    ).toEqual({ message: 'not found' });
+    expect(
+      (await call('getimeidetails.php', { imei: 'garbage', action: 'lock', filename: 'f.csv' })).json(),
+    ).toEqual({ message: 'not found' });
+    const row = await database.db
+      .selectFrom('commands')
+      .select('interface')
+      .where('imei1', '=', known ?? '')
+      .executeTakeFirstOrThrow();
+    expect(row.interface).toBe('B');
+    const status = await call('updateStatusOnServer.php', {
+      lastimei: known,
+      fileName: 'f.csv',
+      isComplete: 'incomplete',
+      statusOf: 'lockfiles',
+      user: admin.email,
+    });
+    expect(status.json().status).toBe('success');
+    await call('updateStatusOnServer.php', {
+      lastimei: known,
+      fileName: 'f.csv',
+      isComplete: 'complete',
+      statusOf: 'lockfiles',
+    });
+    const recorded = await database.db
+      .selectFrom('batches')
+      .select(['status', 'last_imei'])
+      .where('file_name', '=', 'f.csv')
+      .execute();
+    expect(recorded).toEqual([{ status: 'complete', last_imei: known }]);
+    const list = await server.app.inject({
+      method: 'PUT',
+      url: '/api/updateCommandOnServer.php',
+      headers: { 'x-api-key': admin.token },
+      payload: { imeilist: `${known},${known}`, action: 'lock', user: admin.email },
+    });
+    expect(list.json()).toEqual({ status: 'success', message: '2 IMEIs recorded' });
+  });
+});

@@ -1,0 +1,64 @@
+/**
+ * Test databases: a copy of the migrated PGlite template per test file, and, when PostgreSQL answers,
+ * a fresh database created from the migrated template there. Suites run once per available kind.
+ */
+import { randomBytes } from 'node:crypto';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { inject } from 'vitest';
+import { type Database, type DatabaseKind, openDatabase } from '../src/db/database';
+
+export interface TestDatabase extends Database {
+  /** Connection URL (PostgreSQL) or data dir (PGlite), for tests that start a server process. */
+  readonly location: { databaseUrl?: string; dataDir: string };
+}
+
+/** The database kinds this run can test on: always PGlite, PostgreSQL when it answers. */
+export function databaseKinds(): DatabaseKind[] {
+  return inject('postgresUrl') ? ['pglite', 'postgres'] : ['pglite'];
+}
+
+export async function openTestDatabase(kind: DatabaseKind): Promise<TestDatabase> {
+  if (kind === 'pglite') {
+    const dataDir = mkdtempSync(join(tmpdir(), 'lendlock-test-'));
+    cpSync(inject('pgliteTemplateDir'), dataDir, { recursive: true });
+    const database = await openDatabase({ dataDir });
+    return {
+      ...database,
+      location: { dataDir },
+      close: async () => {
+        await database.close();
+        rmSync(dataDir, { recursive: true, force: true });
+      },
+    };
+  }
+  const adminUrl = inject('postgresUrl');
+  const template = inject('postgresTemplate');
+  if (!adminUrl || !template) throw new Error('PostgreSQL is not available in this run');
+  const name = `lendlock_t_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name} TEMPLATE ${template}`);
+  await admin.end();
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  const database = await openDatabase({ databaseUrl: url.toString(), dataDir: '', poolSize: 5 });
+  return {
+    ...database,
+    location: { databaseUrl: url.toString(), dataDir: mkdtempSync(join(tmpdir(), 'lendlock-pgtest-')) },
+    close: async () => {
+      await database.close();
+      const drop = new pg.Client({ connectionString: adminUrl });
+      await drop.connect();
+      await drop.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await drop.end();
+    },
+  };
+}
+
+/** The device channels this run can test: always the embedded broker, an external one (Mosquitto) when it answers. */
+export function channelKinds(): ('embedded' | 'mosquitto')[] {
+  return inject('mqttUrl') ? ['embedded', 'mosquitto'] : ['embedded'];
+}

@@ -1,0 +1,441 @@
+/**
+ * The device channel end to end: a real server (embedded broker, and Mosquitto when it answers) and
+ * simulated agents speaking MQTT to it.
+ */
+import { type CommandStatus, MESSAGES, topics } from '@lendlock/contract';
+import type { SimulatedDevice } from '@lendlock/device-sim';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { CommandService } from '../src/modules/commands/service';
+import { channelKinds, databaseKinds, openTestDatabase, type TestDatabase } from './db';
+import {
+  type DeviceServer,
+  randomProfile,
+  simulatedDevice,
+  startDeviceServer,
+  TEST_ENROLLMENT_SECRET,
+} from './devices';
+import { buildUser, loginAs } from './factories';
+
+const combos = databaseKinds().flatMap((db) => channelKinds().map((channel) => [db, channel] as const));
+
+describe.each(combos)('devices on %s with the %s broker', (kind, channel) => {
+  let database: TestDatabase;
+  let server: DeviceServer;
+  let commands: CommandService;
+  const devices: SimulatedDevice[] = [];
+
+  beforeAll(async () => {
+    database = await openTestDatabase(kind);
+    server = await startDeviceServer(database, channel);
+    commands = server.app.ctx.commands;
+  });
+  afterAll(async () => {
+    await Promise.all(devices.map((d) => d.disconnect().catch(() => {})));
+    await server?.close();
+    await database?.close();
+  });
+
+  const device = (options: Parameters<typeof simulatedDevice>[1] = {}) => {
+    const created = simulatedDevice(server, options);
+    devices.push(created);
+    return created;
+  };
+  const statusOf = async (transactionId: string) =>
+    (
+      await database.db
+        .selectFrom('commands')
+        .select('status')
+        .where('transaction_id', '=', transactionId)
+        .executeTakeFirstOrThrow()
+    ).status;
+  const eventually = (transactionId: string, status: CommandStatus) =>
+    vi.waitFor(async () => expect(await statusOf(transactionId)).toBe(status), {
+      timeout: 8000,
+      interval: 50,
+    });
+  const online = (imei: string, value: boolean) =>
+    vi.waitFor(
+      async () => {
+        const row = await database.db
+          .selectFrom('devices')
+          .select('online')
+          .where('imei1', '=', imei)
+          .executeTakeFirstOrThrow();
+        expect(row.online).toBe(value);
+      },
+      { timeout: 8000, interval: 50 },
+    );
+
+  it('a command reaches the device and its own acknowledgement makes it EXECUTED', async () => {
+    const agent = device();
+    await agent.register();
+    await agent.connect();
+    await online(agent.imei, true);
+    const issued = await commands.issue({ imei: agent.imei, command: 'LOCK', iface: 'S', actor: null });
+    expect(issued.status).toBe('QUEUED');
+    await eventually(issued.transactionId, 'EXECUTED');
+    expect(agent.state.locked).toBe(true);
+    expect(agent.received.map((m) => m.id)).toEqual([issued.transactionId]);
+    const row = await database.db
+      .selectFrom('devices')
+      .select(['reported_state', 'last_command'])
+      .where('imei1', '=', agent.imei)
+      .executeTakeFirstOrThrow();
+    expect(row.last_command).toBe('LOCK');
+    await vi.waitFor(async () => {
+      const fresh = await database.db
+        .selectFrom('devices')
+        .select('reported_state')
+        .where('imei1', '=', agent.imei)
+        .executeTakeFirstOrThrow();
+      expect(fresh.reported_state?.locked).toBe(true);
+    });
+  });
+
+  it('a failing device makes the command FAILED', async () => {
+    const agent = device({ failRate: 1 });
+    await agent.register();
+    await agent.connect();
+    await online(agent.imei, true);
+    const issued = await commands.issue({ imei: agent.imei, command: 'BLOCKAPP', iface: 'S', actor: null });
+    await eventually(issued.transactionId, 'FAILED');
+    expect(agent.state.appsBlocked).toBe(false);
+  });
+
+  it('an offline device sent lock then unlock ends unlocked after reconnecting, the lock SUPERSEDED', async () => {
+    const agent = device();
+    const credentials = await agent.register();
+    const lock = await commands.issue({ imei: agent.imei, command: 'LOCK', iface: 'S', actor: null });
+    const unlock = await commands.issue({ imei: agent.imei, command: 'UNLOCK', iface: 'S', actor: null });
+    expect(await statusOf(lock.transactionId)).toBe('SUPERSEDED');
+    expect(await statusOf(unlock.transactionId)).toBe('QUEUED');
+    await agent.connect(credentials);
+    await eventually(unlock.transactionId, 'EXECUTED');
+    expect(agent.state.locked).toBe(false);
+    expect(agent.received.map((m) => m.command)).toEqual(['UNLOCK']);
+    expect(await statusOf(lock.transactionId)).toBe('SUPERSEDED');
+  });
+
+  it('a redelivered command executes once', async () => {
+    const agent = device();
+    await agent.register();
+    await agent.connect();
+    await online(agent.imei, true);
+    const issued = await commands.issue({ imei: agent.imei, command: 'SETALARM', iface: 'S', actor: null });
+    await eventually(issued.transactionId, 'EXECUTED');
+    // Force a resend of the same command id (as after a lost acknowledgement).
+    await database.db
+      .updateTable('commands')
+      .set({ status: 'SENT' })
+      .where('transaction_id', '=', issued.transactionId)
+      .execute();
+    await commands.dispatch(agent.imei, true);
+    await vi.waitFor(() =>
+      expect(agent.received.filter((m) => m.id === issued.transactionId)).toHaveLength(2),
+    );
+    await eventually(issued.transactionId, 'EXECUTED');
+    expect(agent.executions.get(issued.transactionId)).toBe(1);
+  });
+
+  it('a cancelled pending command never reaches the device', async () => {
+    const agent = device();
+    const credentials = await agent.register();
+    const issued = await commands.issue({
+      imei: agent.imei,
+      command: 'DISABLECAMERA',
+      iface: 'S',
+      actor: null,
+    });
+    const admin = await buildUser(database, { userlevel: 'ADMIN' });
+    const session = await loginAs(server.app, admin);
+    const pending = await server.app.inject({
+      method: 'POST',
+      url: '/api/v2/pendingCommands',
+      headers: { 'x-api-key': session.token },
+      payload: { imei: agent.imei },
+    });
+    expect(pending.json().items.map((c: { transactionId: string }) => c.transactionId)).toEqual([
+      issued.transactionId,
+    ]);
+    const cancel = await server.app.inject({
+      method: 'POST',
+      url: '/api/v2/cancelCommand',
+      headers: { 'x-api-key': session.token },
+      payload: { transactionId: issued.transactionId },
+    });
+    expect(cancel.json()).toEqual({ status: 'success', message: 'Command cancelled' });
+    const later = await commands.issue({ imei: agent.imei, command: 'SETALARM', iface: 'S', actor: null });
+    await agent.connect(credentials);
+    await eventually(later.transactionId, 'EXECUTED');
+    expect(agent.received.map((m) => m.id)).not.toContain(issued.transactionId);
+    expect(agent.state.cameraDisabled).toBe(false);
+    expect(await statusOf(issued.transactionId)).toBe('CANCELLED');
+    const again = await server.app.inject({
+      method: 'POST',
+      url: '/api/v2/cancelCommand',
+      headers: { 'x-api-key': session.token },
+      payload: { transactionId: later.transactionId },
+    });
+    expect(again.statusCode).toBe(409);
+  });
+
+  it('refuses an unknown IMEI with "not found" and a released device with a clear message', async () => {
+    await expect(
+      commands.issue({ imei: '999999999999999', command: 'LOCK', iface: 'S', actor: null }),
+    ).rejects.toMatchObject({
+      statusCode: 404,
+      message: 'not found',
+    });
+    const agent = device();
+    await agent.register();
+    await agent.connect();
+    await online(agent.imei, true);
+    const release = await commands.issue({ imei: agent.imei, command: 'RELEASE', iface: 'S', actor: null });
+    await expect(
+      commands.issue({ imei: agent.imei, command: 'LOCK', iface: 'S', actor: null }),
+    ).rejects.toMatchObject({
+      statusCode: 409,
+      message: 'This device has been released and accepts no further commands.',
+    });
+    await eventually(release.transactionId, 'EXECUTED');
+    const row = await database.db
+      .selectFrom('devices')
+      .select('claimstatus')
+      .where('imei1', '=', agent.imei)
+      .executeTakeFirstOrThrow();
+    expect(row.claimstatus).toBe('RELEASED');
+    const releases = await database.db
+      .selectFrom('releases')
+      .selectAll()
+      .where('imei1', '=', agent.imei)
+      .execute();
+    expect(releases).toHaveLength(1);
+  });
+
+  it('a formatted phone that registers again is brought back to its desired state', async () => {
+    const agent = device();
+    await agent.register();
+    await agent.connect();
+    await online(agent.imei, true);
+    const lock = await commands.issue({ imei: agent.imei, command: 'LOCK', iface: 'S', actor: null });
+    await eventually(lock.transactionId, 'EXECUTED');
+    await agent.dropOffline();
+    await commands.issue({ imei: agent.imei, command: 'FORMATTEDDEVICE', iface: 'S', actor: null });
+    // The agent is reinstalled: it registers again from a clean phone.
+    await agent.register();
+    expect(agent.state.locked).toBe(false);
+    await agent.connect();
+    await vi.waitFor(() => expect(agent.state.locked).toBe(true), { timeout: 8000, interval: 50 });
+    const deenroll = await database.db
+      .selectFrom('deenrollments')
+      .select('action')
+      .where('imei1', '=', agent.imei)
+      .orderBy('id')
+      .execute();
+    expect(deenroll.map((d) => d.action)).toEqual(['DEENROLLED', 'RE-REGISTERED']);
+  });
+
+  it('keeps commands QUEUED while the device is offline and delivers them when it is back', async () => {
+    const agent = device();
+    await agent.register();
+    await agent.connect();
+    await online(agent.imei, true);
+    await agent.dropOffline();
+    await online(agent.imei, false);
+    const notify = await commands.issue({
+      imei: agent.imei,
+      command: 'NOTIFY',
+      options: { message: 'Pay', caseType: 'Due' },
+      iface: 'S',
+      actor: null,
+    });
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await statusOf(notify.transactionId)).toBe('QUEUED');
+    await agent.connect();
+    await eventually(notify.transactionId, 'EXECUTED');
+  });
+
+  it('refuses registration without the enrollment secret, and matches financed IMEIs', async () => {
+    const profile = randomProfile();
+    const refused = await fetch(`${server.url}/device/v1/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-enrollment-secret': 'wrong-secret-wrong-secret' },
+      body: JSON.stringify(profile),
+    });
+    expect(refused.status).toBe(401);
+    const admin = await loginAs(server.app, await buildUser(database, { userlevel: 'ADMIN' }));
+    const imported = await server.app.inject({
+      method: 'POST',
+      url: '/api/v2/financedImeis',
+      headers: { 'x-api-key': admin.token },
+      payload: { imeis: [profile.imei1] },
+    });
+    expect(imported.json().added).toBe(1);
+    const ok = await fetch(`${server.url}/device/v1/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-enrollment-secret': TEST_ENROLLMENT_SECRET },
+      body: JSON.stringify(profile),
+    });
+    expect(ok.status).toBe(200);
+    const body = (await ok.json()) as { registrationstatus: string; credential: string };
+    expect(body.registrationstatus).toBe('REGISTERED');
+    expect(body.credential.length).toBeGreaterThanOrEqual(24);
+    const row = await database.db
+      .selectFrom('devices')
+      .selectAll()
+      .where('imei1', '=', profile.imei1)
+      .executeTakeFirstOrThrow();
+    expect(row.match_status).toBe('YES');
+    expect(row.credential_hash).not.toBe(body.credential);
+    const again = await fetch(`${server.url}/device/v1/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-enrollment-secret': TEST_ENROLLMENT_SECRET },
+      body: JSON.stringify(profile),
+    });
+    expect(((await again.json()) as { registrationstatus: string }).registrationstatus).toBe('RE-REGISTERED');
+  });
+
+  it.runIf(channel === 'embedded')('confines a device to its own topics', async () => {
+    const agent = device();
+    await agent.register();
+    await agent.connect();
+    const victim = device();
+    const victimCredentials = await victim.register();
+    const issued = await commands.issue({ imei: victim.imei, command: 'LOCK', iface: 'S', actor: null });
+    const client = agent.mqttClient;
+    if (!client) throw new Error('not connected');
+    // The broker refuses the subscription (SUBACK failure code 0x80).
+    await expect(client.subscribeAsync(topics.cmd(victim.imei), { qos: 1 })).rejects.toThrow(
+      /Subscribe error/,
+    );
+    // A forged acknowledgement for another IMEI is refused by the broker (and the connection dropped).
+    client.publish(
+      topics.ack(victim.imei),
+      JSON.stringify({ id: issued.transactionId, status: 'EXECUTED' }),
+      { qos: 0 },
+    );
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await statusOf(issued.transactionId)).toBe('QUEUED');
+    // A wrong credential cannot connect at all.
+    await expect(
+      victim.connect({ ...victimCredentials, credential: 'not-the-credential' }),
+    ).rejects.toThrow();
+  });
+});
+
+describe.each(databaseKinds())('device reads on %s', (kind) => {
+  let database: TestDatabase;
+  let server: DeviceServer;
+
+  beforeAll(async () => {
+    database = await openTestDatabase(kind);
+    server = await startDeviceServer(database, 'embedded');
+  });
+  afterAll(async () => {
+    await server?.close();
+    await database?.close();
+  });
+
+  it('serves the dashboard, device details, the audit report and app versions with the spec shapes', async () => {
+    const agent = simulatedDevice(server, { profile: { appversion: '9.9.9' } });
+    await agent.register();
+    await agent.connect();
+    const user = await buildUser(database, { permissions: ['deviceDetails', 'auditReport', 'appversion'] });
+    const session = await loginAs(server.app, user);
+    const headers = { 'x-api-key': session.token };
+    const lock = await server.app.ctx.commands.issue({
+      imei: agent.imei,
+      command: 'LOCKWALLPAPER',
+      iface: 'S',
+      actor: null,
+    });
+    await vi.waitFor(async () => {
+      const row = await database.db
+        .selectFrom('commands')
+        .select('status')
+        .where('transaction_id', '=', lock.transactionId)
+        .executeTakeFirstOrThrow();
+      expect(row.status).toBe('EXECUTED');
+    });
+
+    const home = (await server.app.inject({ url: '/api/homeData.php', headers })).json();
+    expect(home).toEqual({ status: 'success', total_device: 1, device_today: 1, deenroll: 0 });
+
+    const details = (
+      await server.app.inject({
+        method: 'POST',
+        url: '/api/devicedetails.php',
+        headers,
+        payload: { imei: agent.profile.imei2 },
+      })
+    ).json();
+    expect(details.items).toHaveLength(1);
+    expect(details.items[0]).toMatchObject({
+      imei1: agent.imei,
+      claimstatus: 'ENROLLED',
+      registrationstatus: 'REGISTERED',
+      appversion: '9.9.9',
+      command: 'LOCKWALLPAPER',
+      brand: 'Samsung',
+      online: true,
+    });
+    const none = (
+      await server.app.inject({
+        method: 'POST',
+        url: '/api/devicedetails.php',
+        headers,
+        payload: { imei: '111111111111111' },
+      })
+    ).json();
+    expect(none).toEqual({ status: 'success', items: [], message: MESSAGES.noResults });
+
+    const audit = (
+      await server.app.inject({
+        method: 'POST',
+        url: '/api/auditReportByImei.php',
+        headers,
+        payload: { imei1: agent.imei },
+      })
+    ).json();
+    expect(audit.registration).toHaveLength(1);
+    expect(audit.registration[0]).toMatchObject({
+      imei1: agent.imei,
+      Match_Status: 'NO',
+      Registration_status: 'REGISTERED',
+      brand: 'Samsung',
+    });
+    expect(audit.commands[0]).toMatchObject({
+      transactionId: lock.transactionId,
+      command: 'LOCKWALLPAPER',
+      status: 'EXECUTED',
+      interface: 'S',
+      user: 'system',
+    });
+    expect(audit.release).toEqual([]);
+    expect(audit.deenroll).toEqual([]);
+
+    const versions = (
+      await server.app.inject({ method: 'POST', url: '/api/getAppVersionDevices.php', headers, payload: {} })
+    ).json();
+    expect(versions.items).toEqual([{ appversion: '9.9.9', devices: 1 }]);
+
+    const plain = await loginAs(server.app, await buildUser(database));
+    const refused = await server.app.inject({
+      method: 'POST',
+      url: '/api/auditReportByImei.php',
+      headers: { 'x-api-key': plain.token },
+      payload: { imei1: agent.imei },
+    });
+    expect(refused.statusCode).toBe(403);
+    await agent.disconnect();
+  });
+
+  it('counts de-enrolled devices and today registrations', async () => {
+    const count = await database.db
+      .selectFrom('devices')
+      .select(sql<number>`count(*)::int`.as('n'))
+      .executeTakeFirstOrThrow();
+    expect(Number(count.n)).toBeGreaterThanOrEqual(1);
+  });
+});

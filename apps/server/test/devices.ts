@@ -1,0 +1,61 @@
+/** Helpers for tests with real devices: a listening app on a chosen channel, and simulated agents. */
+import { randomBytes, randomInt } from 'node:crypto';
+import type { DeviceRegistration } from '@lendlock/contract';
+import { imeiFor, SimulatedDevice } from '@lendlock/device-sim';
+import type { FastifyInstance } from 'fastify';
+import { inject } from 'vitest';
+import type { Config } from '../src/config';
+import type { TestDatabase } from './db';
+import { buildTestApp } from './factories';
+
+export const TEST_ENROLLMENT_SECRET = 'test-enrollment-secret-0123456789';
+
+export interface DeviceServer {
+  app: FastifyInstance;
+  url: string;
+  close(): Promise<void>;
+}
+
+export async function startDeviceServer(
+  database: TestDatabase,
+  channel: 'embedded' | 'mosquitto',
+  overrides: Partial<Config> = {},
+): Promise<DeviceServer> {
+  const app = await buildTestApp(database, {
+    enrollmentSecret: TEST_ENROLLMENT_SECRET,
+    ...(channel === 'mosquitto'
+      ? { mqttUrl: inject('mqttUrl') ?? undefined, mqttSharedGroup: `t${randomBytes(6).toString('hex')}` }
+      : {}),
+    ...overrides,
+  });
+  const url = await app.listen({ port: 0, host: '127.0.0.1' });
+  return { app, url, close: () => app.close() };
+}
+
+/** A random IMEI pair, so parallel runs on one shared broker never meet. */
+export function randomProfile(overrides: Partial<DeviceRegistration> = {}): DeviceRegistration {
+  const seed = randomInt(1000);
+  const index = randomInt(400_000_000) * 2;
+  return {
+    imei1: imeiFor(seed, index),
+    imei2: imeiFor(seed, index + 1),
+    manufacturer: 'Samsung Electronics',
+    brand: 'Samsung',
+    model: 'Galaxy A15',
+    appversion: '3.2.1',
+    apptype: 'DEVICE_OWNER',
+    retailer_phone: null,
+    ...overrides,
+  };
+}
+
+export function simulatedDevice(
+  server: DeviceServer,
+  options: { failRate?: number; profile?: Partial<DeviceRegistration> } = {},
+): SimulatedDevice {
+  return new SimulatedDevice(randomProfile(options.profile), {
+    server: server.url,
+    enrollmentSecret: TEST_ENROLLMENT_SECRET,
+    failRate: options.failRate ?? 0,
+  });
+}

@@ -1,0 +1,81 @@
+/**
+ * Factories for server tests: `buildConfig`, `buildTestApp`, `buildUser`, `loginAs`.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Session, UserLevel } from '@lendlock/contract';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../src/app';
+import { type Config, loadConfig } from '../src/config';
+import { createUser } from '../src/modules/users/service';
+import type { TestDatabase } from './db';
+
+export function buildConfig(overrides: Partial<Config> = {}): Config {
+  return {
+    ...loadConfig({
+      DATA_DIR: '/nonexistent',
+      WEB_DIST: '/nonexistent-web-dist',
+      LOG_LEVEL: 'silent',
+      DEMO_DATA: 'off',
+      MQTT_PORT: '0',
+      MQTT_HOST: '127.0.0.1',
+      DISPATCH_INTERVAL: '250ms',
+    }),
+    ...overrides,
+  };
+}
+
+export async function buildTestApp(
+  database: TestDatabase,
+  overrides: Partial<Config> = {},
+): Promise<FastifyInstance> {
+  const app = await buildApp({ config: buildConfig(overrides), database, logger: false });
+  await app.ready();
+  return app;
+}
+
+let counter = 0;
+
+export interface TestUser {
+  id: number;
+  email: string;
+  phone: string;
+  password: string;
+  userlevel: UserLevel;
+}
+
+export async function buildUser(
+  database: TestDatabase,
+  overrides: Partial<Omit<TestUser, 'id'>> & { permissions?: string[]; retailerPhone?: string } = {},
+): Promise<TestUser> {
+  counter += 1;
+  const unique = `${process.pid}${counter}${randomBytes(2).toString('hex')}`;
+  const user = {
+    email: overrides.email ?? `user${unique}@lendlock.com`,
+    phone:
+      overrides.phone ??
+      `9${String(Number.parseInt(unique.replace(/\D/g, '').slice(-9) || '0', 10)).padStart(9, '0')}`,
+    password: overrides.password ?? `pw-${randomBytes(6).toString('hex')}`,
+    userlevel: overrides.userlevel ?? 'USER',
+  };
+  const id = await createUser(
+    database.db,
+    { ...user, permissions: overrides.permissions ?? [], retailerPhone: overrides.retailerPhone ?? null },
+    { allowedEmailDomains: ['lendlock.com', 'lendlock.in'], passwordMinLength: 6 },
+  );
+  return { id, ...user };
+}
+
+export async function loginAs(
+  app: FastifyInstance,
+  user: Pick<TestUser, 'email' | 'password'>,
+  headers: Record<string, string> = {},
+): Promise<Session> {
+  const response = await app.inject({
+    method: 'POST',
+    url: '/api/login.php',
+    headers,
+    payload: { email: user.email, password: user.password },
+  });
+  if (response.statusCode !== 200) throw new Error(`login failed: ${response.statusCode} ${response.body}`);
+  return response.json() as Session;
+}

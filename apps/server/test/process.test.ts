@@ -1,0 +1,144 @@
+/**
+ * The real entry points as processes: `npm start`'s server (start, print, serve, SIGTERM) and the CLI.
+ */
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+
+const serverDir = resolve(fileURLToPath(new URL('.', import.meta.url)), '..');
+const dirs: string[] = [];
+
+function dataDirFromTemplate(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'lendlock-proc-'));
+  cpSync(inject('pgliteTemplateDir'), dir, { recursive: true });
+  dirs.push(dir);
+  return dir;
+}
+
+function env(extra: Record<string, string>): NodeJS.ProcessEnv {
+  return { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: 'warn', ...extra };
+}
+
+function cli(args: string[], dataDir: string) {
+  return spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], {
+    cwd: serverDir,
+    env: env({ DATA_DIR: dataDir }),
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+}
+
+afterAll(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('processes', () => {
+  it('refuses to start on a bad configuration with one clear line per bad value', () => {
+    const result = spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      cwd: serverDir,
+      env: env({ PORT: 'eighty', SESSION_TTL: 'soon', DATA_DIR: join(tmpdir(), 'never-created') }),
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    expect(result.status).toBe(2);
+    expect(result.stderr).toContain('Invalid configuration:');
+    expect(result.stderr).toContain('PORT must be a whole number (got "eighty")');
+    expect(result.stderr).toContain('SESSION_TTL must be a duration');
+    expect(result.stderr).not.toMatch(/at .*\.ts:\d+/);
+  });
+
+  it('creates users of any level with the CLI, refusing bad input with the spec message', async () => {
+    const dataDir = dataDirFromTemplate();
+    const ok = cli(
+      [
+        'user',
+        'create',
+        '--email',
+        'ops@lendlock.com',
+        '--phone',
+        '9123456780',
+        '--level',
+        'ADMIN',
+        '--password',
+        'Secret#123',
+      ],
+      dataDir,
+    );
+    expect(ok.stderr).toBe('');
+    expect(ok.stdout).toContain('Created ADMIN ops@lendlock.com.');
+    const generated = cli(
+      ['user', 'create', '--email', 'boss@lendlock.com', '--phone', '9123456781', '--level', 'SUPERADMIN'],
+      dataDir,
+    );
+    expect(generated.stdout).toMatch(/^SUPERADMIN login: boss@lendlock\.com \/ \S{16,}$/m);
+    const badPhone = cli(
+      ['user', 'create', '--email', 'x@lendlock.com', '--phone', '12345', '--password', 'Secret#123'],
+      dataDir,
+    );
+    expect(badPhone.status).toBe(2);
+    expect(badPhone.stderr.trim()).toBe('Enter a valid 10 digits number');
+    const badDomain = cli(
+      ['user', 'create', '--email', 'x@gmail.com', '--phone', '9123456782', '--password', 'Secret#123'],
+      dataDir,
+    );
+    expect(badDomain.stderr.trim()).toBe('Invalid email domain');
+    const duplicate = cli(
+      ['user', 'create', '--email', 'OPS@lendlock.com', '--phone', '9123456783', '--password', 'Secret#123'],
+      dataDir,
+    );
+    expect(duplicate.status).toBe(2);
+    expect(duplicate.stderr).toContain('already exists');
+  });
+
+  it('serves, prints the bootstrap credentials once, and shuts down gracefully on SIGTERM', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'lendlock-proc-'));
+    dirs.push(dataDir);
+    cpSync(inject('pgliteTemplateDir'), dataDir, { recursive: true });
+    const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      cwd: serverDir,
+      env: env({
+        DATA_DIR: dataDir,
+        PORT: '0',
+        HOST: '127.0.0.1',
+        DEMO_DATA: 'on',
+        MQTT_PORT: '0',
+        DEMO_DEVICES: '6',
+      }),
+    });
+    let out = '';
+    child.stdout?.on('data', (chunk) => {
+      out += chunk;
+    });
+    child.stderr?.on('data', (chunk) => {
+      out += chunk;
+    });
+    const url = await new Promise<string>((resolvePromise, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no start: ${out}`)), 45_000);
+      const check = setInterval(() => {
+        const match = /Console: (http:\/\/\S+)/.exec(out);
+        if (match?.[1]) {
+          clearInterval(check);
+          clearTimeout(timer);
+          resolvePromise(match[1]);
+        }
+      }, 100);
+    });
+    expect(out).toMatch(/^SUPERADMIN login: superadmin@lendlock\.com \/ \S+$/m);
+    expect(out).toMatch(/^ADMIN login: admin@lendlock\.com \/ \S+$/m);
+    expect(out).toMatch(/^USER login: user@lendlock\.com \/ \S+$/m);
+    const password = /^USER login: \S+ \/ (\S+)$/m.exec(out)?.[1];
+    const login = await fetch(`${url}/api/login.php`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'user@lendlock.com', password }),
+    });
+    expect(login.status).toBe(200);
+    expect((await fetch(`${url}/readyz`)).status).toBe(200);
+    const exit = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+    child.kill('SIGTERM');
+    expect(await exit).toBe(0);
+  });
+});
