@@ -1,0 +1,9 @@
+export { type Credentials, type DeviceOptions, SimulatedDevice } from './device';
+export { Fleet, type FleetOptions, profileFor } from './fleet';
+export { imeiFor, luhnDigit, rng } from './imei';
+export {
+  MultiplexedFleet,
+  type MultiplexOptions,
+  type MultiplexStats,
+  type MultiplexSubscription,
+} from './multiplex';
