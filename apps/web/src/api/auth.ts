@@ -1,0 +1,35 @@
+/** Sign-in calls (spec §7): `login.php` and `logout.php`. */
+import {
+  LOGIN_CLIENT_HEADER,
+  type LoginRequest,
+  type loginClientSchema,
+  type Session,
+  sessionSchema,
+} from '@lendlock/contract';
+import type { ApiClient } from './client';
+
+/** Which sign-in screen is used: `/superadmin/login` admits SUPERADMIN accounts only. */
+export type LoginClient = ReturnType<typeof loginClientSchema.parse>;
+
+export function login(api: ApiClient, form: LoginRequest, client: LoginClient): Promise<Session> {
+  return api.call('login', {
+    method: 'POST',
+    body: form,
+    auth: false,
+    headers: client === 'superadmin' ? { [LOGIN_CLIENT_HEADER]: 'superadmin' } : {},
+    parse: (body) => sessionSchema.parse(body),
+  });
+}
+
+/** Ends the session server-side. `token` names a session that is no longer the current one. */
+export async function logout(
+  api: ApiClient,
+  options: { token?: string; signal?: AbortSignal } = {},
+): Promise<void> {
+  await api.call('logout', {
+    method: 'POST',
+    ...options,
+    // The caller clears the session and goes to /login whatever the answer.
+    handleAuthorizationFailure: false,
+  });
+}

@@ -1,0 +1,134 @@
+/**
+ * Batch calls (design.md §3.3: batches run on the server): the multipart bulk upload of a command
+ * (spec §7, answered in plain JSON), and the `/api/v2/batch/…` calls that follow a batch: its progress,
+ * the user's incomplete batch of a feature (the resume card), its per-IMEI results, pause, resume
+ * (Process) and cancel (New Batch). Query keys name every parameter a fetch uses.
+ */
+import {
+  type BatchProgress,
+  type BatchResult,
+  batchProgressResponseSchema,
+  batchResultsResponseSchema,
+  bulkUploadResponseSchema,
+  currentBatchResponseSchema,
+  MESSAGES,
+} from '@lendlock/contract';
+import type { z } from 'zod';
+import { type ApiCallOptions, type ApiClient, ApiError } from './client';
+
+export type BulkUploadResponse = z.infer<typeof bulkUploadResponseSchema>;
+
+/** The client sends `v2/…` scripts without `.php` (see `scriptPath` in client.ts). */
+const v2 = (name: string) => `v2/batch/${name}`;
+
+/** Rows per `batch/results` call when the console reads a whole batch. */
+export const RESULTS_PAGE_SIZE = 20_000;
+
+export const batchKeys = {
+  all: ['batches'] as const,
+  current: (statusOf: string) => [...batchKeys.all, 'current', { statusOf }] as const,
+  progress: (batchId: number) => [...batchKeys.all, 'progress', { batchId }] as const,
+  results: (batchId: number) => [...batchKeys.all, 'results', { batchId }] as const,
+};
+
+type Signal = Pick<ApiCallOptions<unknown>, 'signal'>;
+
+export interface BulkUpload {
+  /** The definition's bulk script, e.g. `bulkLockCopy.php`. */
+  script: string;
+  file: File;
+  /** The signed-in email (the server checks it names the session's user). */
+  user: string;
+  /** bulkGreyCopy: level1 | level2; the credit scripts: default. */
+  level?: string;
+}
+
+/** Uploads a batch CSV as multipart `file`, `user` (and `level`); the server validates it again. */
+export function uploadBatch(api: ApiClient, upload: BulkUpload): Promise<BulkUploadResponse> {
+  const form = new FormData();
+  form.append('file', upload.file, upload.file.name);
+  form.append('user', upload.user);
+  if (upload.level) form.append('level', upload.level);
+  return api.call(upload.script.replace(/\.php$/, ''), {
+    body: form,
+    parse: (b) => bulkUploadResponseSchema.parse(b),
+  });
+}
+
+export function fetchBatchProgress(
+  api: ApiClient,
+  batchId: number,
+  options: Signal = {},
+): Promise<BatchProgress> {
+  return api
+    .call(v2('progress'), {
+      ...options,
+      body: { batchId },
+      parse: (b) => batchProgressResponseSchema.parse(b),
+    })
+    .then((reply) => reply.batch);
+}
+
+/** The user's latest incomplete batch of a feature (`statusOf`), running or not; null when there is none. */
+export function fetchCurrentBatch(
+  api: ApiClient,
+  statusOf: string,
+  options: Signal = {},
+): Promise<BatchProgress | null> {
+  return api
+    .call(v2('current'), {
+      ...options,
+      body: { statusOf },
+      parse: (b) => currentBatchResponseSchema.parse(b),
+    })
+    .then((reply) => reply.batch);
+}
+
+/** Up to `limit` results after S.No. `offset`, in S.No. order. */
+export function fetchBatchResults(
+  api: ApiClient,
+  request: { batchId: number; offset: number; limit: number },
+  options: Signal = {},
+): Promise<{ items: BatchResult[]; total: number }> {
+  return api.call(v2('results'), {
+    ...options,
+    body: request,
+    parse: (b) => batchResultsResponseSchema.parse(b),
+  });
+}
+
+/** Every result of a batch, read in pages of RESULTS_PAGE_SIZE by the last S.No. seen, up to its total. */
+export async function fetchAllBatchResults(
+  api: ApiClient,
+  batchId: number,
+  options: Signal & { pageSize?: number } = {},
+): Promise<BatchResult[]> {
+  const limit = options.pageSize ?? RESULTS_PAGE_SIZE;
+  const all: BatchResult[] = [];
+  for (;;) {
+    const offset = all.at(-1)?.sno ?? 0;
+    const page = await fetchBatchResults(api, { batchId, offset, limit }, { signal: options.signal });
+    for (const item of page.items) all.push(item);
+    if (page.items.length < limit || all.length >= page.total) return all;
+  }
+}
+
+function batchAction(name: 'pause' | 'resume' | 'cancel') {
+  return (api: ApiClient, batchId: number): Promise<BatchProgress> =>
+    api
+      .call(v2(name), { body: { batchId }, parse: (b) => batchProgressResponseSchema.parse(b) })
+      .then((reply) => reply.batch);
+}
+
+/** Stops a running batch after its current chunk; it shows as an incomplete batch to resume. */
+export const pauseBatch = batchAction('pause');
+/** Process: continues after the last processed IMEI. */
+export const resumeBatch = batchAction('resume');
+/** New Batch: discards the rest of the batch (rows already processed stay processed). */
+export const cancelBatch = batchAction('cancel');
+
+/** Spec §8 bulk upload: a non-success reply's own message; a thrown error 'An error occurred while uploading the file.'. */
+export function uploadFailureText(error: unknown): string {
+  if (error instanceof ApiError && error.serverMessage) return error.serverMessage;
+  return MESSAGES.uploadError;
+}

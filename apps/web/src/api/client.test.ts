@@ -1,0 +1,147 @@
+import { createWebEnvelopeCodec, MESSAGES, type Session } from '@lendlock/contract';
+import { createNodeEnvelopeCodec } from '@lendlock/contract/node';
+import { describe, expect, it, vi } from 'vitest';
+import { login, logout } from './auth';
+import { ApiError, createApiClient, NetworkError } from './client';
+
+const KEY = Buffer.alloc(32, 3).toString('base64');
+const server = createNodeEnvelopeCodec(KEY);
+const config = { apiBase: '/api/', keyApiBase: '/keyapi/' };
+
+const session: Session = {
+  status: 'success',
+  message: 'Login successful',
+  expiry: '2099-01-01T00:00:00.000Z',
+  token: 'tok-1',
+  email: 'admin@lendlock.com',
+  userlevel: 'ADMIN',
+  loggedin: 'loginValidated',
+  permissions: [],
+};
+
+interface Recorded {
+  url: string;
+  method: string;
+  headers: Headers;
+  body: unknown;
+}
+
+async function setup(reply: (request: Recorded) => Response | Promise<Response>) {
+  const codec = await createWebEnvelopeCodec(KEY);
+  let current: Session | null = session;
+  const sessions = {
+    get: () => current,
+    clear: vi.fn(() => {
+      current = null;
+    }),
+  };
+  const onAuthorizationFailed = vi.fn();
+  const requests: Recorded[] = [];
+  const fetch = vi.fn(async (input: RequestInfo | URL, init?: RequestInit) => {
+    const text = typeof init?.body === 'string' ? init.body : undefined;
+    const request: Recorded = {
+      url: String(input),
+      method: init?.method ?? 'GET',
+      headers: new Headers(init?.headers),
+      body: text === undefined ? undefined : JSON.parse(text),
+    };
+    requests.push(request);
+    return reply(request);
+  });
+  const api = createApiClient({ config, codec, sessions, onAuthorizationFailed, fetch });
+  return { api, sessions, onAuthorizationFailed, requests };
+}
+
+const enveloped = (status: number, body: unknown) =>
+  new Response(JSON.stringify(server.seal(body)), {
+    status,
+    headers: { 'Content-Type': 'application/json' },
+  });
+
+describe('api client', () => {
+  it('seals the body, sends the envelope and API key headers, and opens the enveloped reply', async () => {
+    const { api, requests } = await setup(() => enveloped(200, { total_device: 3 }));
+    const result = await api.call('homeData', { method: 'POST', body: { imei: '123456789012345' } });
+
+    expect(result).toEqual({ total_device: 3 });
+    const [request] = requests;
+    expect(request?.url).toBe('/api/homeData.php');
+    expect(request?.method).toBe('POST');
+    expect(request?.headers.get('x-envelope')).toBe('aes-256-cbc');
+    expect(request?.headers.get('x-api-key')).toBe('tok-1');
+    expect(server.open(request?.body)).toEqual({ imei: '123456789012345' });
+  });
+
+  it('uses the key API base and GET without a body', async () => {
+    const { api, requests } = await setup(() => enveloped(200, []));
+    await api.call('keymanagement/view_keys', { base: 'keyApi' });
+    expect(requests[0]?.url).toBe('/keyapi/keymanagement/view_keys.php');
+    expect(requests[0]?.method).toBe('GET');
+    expect(requests[0]?.body).toBeUndefined();
+  });
+
+  it('login sends no API key, names the superadmin client, and parses the session', async () => {
+    const { api, requests } = await setup(() => enveloped(200, session));
+    expect(await login(api, { email: 'a@lendlock.com', password: 'pw' }, 'superadmin')).toEqual(session);
+    expect(requests[0]?.headers.has('x-api-key')).toBe(false);
+    expect(requests[0]?.headers.get('x-login-client')).toBe('superadmin');
+    expect(server.open(requests[0]?.body)).toEqual({ email: 'a@lendlock.com', password: 'pw' });
+
+    await login(api, { email: 'a@lendlock.com', password: 'pw' }, 'console');
+    expect(requests[1]?.headers.has('x-login-client')).toBe(false);
+  });
+
+  it('a login refusal throws ApiError carrying the server message', async () => {
+    const body = { status: 'error', code: 'INVALID_CREDENTIALS', message: MESSAGES.loginInvalid };
+    const { api, sessions, onAuthorizationFailed } = await setup(() => enveloped(401, body));
+    const error = await login(api, { email: 'a', password: 'b' }, 'console').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ApiError);
+    expect((error as ApiError).status).toBe(401);
+    expect((error as ApiError).serverMessage).toBe(MESSAGES.loginInvalid);
+    expect((error as ApiError).code).toBe('INVALID_CREDENTIALS');
+    expect(sessions.clear).not.toHaveBeenCalled();
+    expect(onAuthorizationFailed).not.toHaveBeenCalled();
+  });
+
+  it.each([MESSAGES.authorizationFailed, MESSAGES.authorizationFailedInvalid])(
+    "'%s' clears the session and hands over to onAuthorizationFailed",
+    async (message) => {
+      const body = { status: 'error', code: 'UNAUTHENTICATED', message };
+      const { api, sessions, onAuthorizationFailed } = await setup(() => enveloped(401, body));
+      await expect(api.call('getUsers')).rejects.toBeInstanceOf(ApiError);
+      expect(sessions.clear).toHaveBeenCalledTimes(1);
+      expect(onAuthorizationFailed).toHaveBeenCalledTimes(1);
+    },
+  );
+
+  it('logout with a given token never triggers the authorization-failure redirect', async () => {
+    const body = { status: 'error', code: 'UNAUTHENTICATED', message: MESSAGES.authorizationFailed };
+    const { api, sessions, onAuthorizationFailed, requests } = await setup(() => enveloped(401, body));
+    await expect(logout(api, { token: 'old' })).rejects.toBeInstanceOf(ApiError);
+    expect(requests[0]?.url).toBe('/api/logout.php');
+    expect(requests[0]?.method).toBe('POST');
+    expect(requests[0]?.headers.get('x-api-key')).toBe('old');
+    expect(sessions.clear).not.toHaveBeenCalled();
+    expect(onAuthorizationFailed).not.toHaveBeenCalled();
+  });
+
+  it('reads a reply that is not an envelope as plain JSON', async () => {
+    const body = {
+      status: 'error',
+      code: 'BAD_ENVELOPE',
+      message: 'The request envelope could not be decoded.',
+    };
+    const { api } = await setup(() => new Response(JSON.stringify(body), { status: 400 }));
+    const error = (await api.call('getUsers').catch((e: unknown) => e)) as ApiError;
+    expect(error.status).toBe(400);
+    expect(error.body).toEqual(body);
+    expect(error.message).toBe(body.message);
+  });
+
+  it('a fetch that throws becomes a NetworkError', async () => {
+    const { api } = await setup(() => {
+      throw new TypeError('Failed to fetch');
+    });
+    await expect(api.call('homeData')).rejects.toBeInstanceOf(NetworkError);
+  });
+});

@@ -1,0 +1,120 @@
+/**
+ * Device reads (spec §7 homeData, devicedetails, auditReportByImei, getAppVersionDevices) and the
+ * `/api/v2/` calls beside them: dashboard charts, a device's pending commands and their cancellation.
+ * Query keys name every parameter a fetch uses.
+ */
+import {
+  appVersionResponseSchema,
+  auditResponseSchema,
+  type DeviceRecord,
+  dashboardChartsSchema,
+  deviceDetailsResponseSchema,
+  homeDataResponseSchema,
+  MESSAGES,
+  pendingCommandsResponseSchema,
+  statusMessageSchema,
+} from '@lendlock/contract';
+import type { ApiCallOptions, ApiClient } from './client';
+
+/**
+ * The client sends `v2/…` scripts without `.php` (see `scriptPath` in client.ts).
+ */
+const v2 = (name: string) => `v2/${name}`;
+
+/** Most IMEIs `devicedetails.php` takes in one `imeis` list. */
+export const DEVICE_DETAILS_MAX_IMEIS = 10_000;
+
+export const deviceKeys = {
+  all: ['devices'] as const,
+  homeData: () => [...deviceKeys.all, 'homeData'] as const,
+  dashboardCharts: () => [...deviceKeys.all, 'dashboardCharts'] as const,
+  details: (imei: string) => [...deviceKeys.all, 'details', { imei }] as const,
+  audit: (imei: string) => [...deviceKeys.all, 'audit', { imei }] as const,
+  appVersions: () => [...deviceKeys.all, 'appVersions'] as const,
+  pendingCommands: (imei: string) => [...deviceKeys.all, 'pendingCommands', { imei }] as const,
+};
+
+type Signal = Pick<ApiCallOptions<unknown>, 'signal'>;
+
+export function fetchHomeData(api: ApiClient, options: Signal = {}) {
+  return api.call('homeData', { ...options, method: 'GET', parse: (b) => homeDataResponseSchema.parse(b) });
+}
+
+export function fetchDashboardCharts(api: ApiClient, options: Signal = {}) {
+  return api.call(v2('dashboard'), {
+    ...options,
+    method: 'GET',
+    parse: (b) => dashboardChartsSchema.parse(b),
+  });
+}
+
+/** One IMEI (imei1 or imei2): `{items, message}`, message 'No results found' when there is none. */
+export function fetchDeviceDetails(api: ApiClient, imei: string, options: Signal = {}) {
+  return api.call('devicedetails', {
+    ...options,
+    body: { imei },
+    parse: (b) => deviceDetailsResponseSchema.parse(b),
+  });
+}
+
+/**
+ * The devices of an uploaded IMEI list (Device Details batch, Last Command Reports), asked in lists of at
+ * most 10,000, in file order, each device once. Message 'No valid device data found for uploaded IMEIs.'
+ * when none is found.
+ */
+export async function fetchDevicesForImeis(
+  api: ApiClient,
+  imeis: readonly string[],
+  options: Signal = {},
+): Promise<{ items: DeviceRecord[]; message?: string }> {
+  const unique = [...new Set(imeis)];
+  const seen = new Set<string>();
+  const items: DeviceRecord[] = [];
+  for (let start = 0; start < unique.length; start += DEVICE_DETAILS_MAX_IMEIS) {
+    const chunk = unique.slice(start, start + DEVICE_DETAILS_MAX_IMEIS);
+    const answer = await api.call('devicedetails', {
+      ...options,
+      body: { imeis: chunk },
+      parse: (b) => deviceDetailsResponseSchema.parse(b),
+    });
+    for (const item of answer.items) {
+      if (seen.has(item.imei1)) continue;
+      seen.add(item.imei1);
+      items.push(item);
+    }
+  }
+  return items.length > 0 ? { items } : { items, message: MESSAGES.noValidDeviceData };
+}
+
+export function fetchAuditReport(api: ApiClient, imei: string, options: Signal = {}) {
+  return api.call('auditReportByImei', {
+    ...options,
+    body: { imei1: imei },
+    parse: (b) => auditResponseSchema.parse(b),
+  });
+}
+
+export function fetchAppVersions(api: ApiClient, options: Signal = {}) {
+  return api.call('getAppVersionDevices', {
+    ...options,
+    body: {},
+    parse: (b) => appVersionResponseSchema.parse(b),
+  });
+}
+
+/** A device's commands not yet acknowledged by it (QUEUED, SENT, DELIVERED). */
+export function fetchPendingCommands(api: ApiClient, imei: string, options: Signal = {}) {
+  return api.call(v2('pendingCommands'), {
+    ...options,
+    body: { imei },
+    parse: (b) => pendingCommandsResponseSchema.parse(b),
+  });
+}
+
+/** Cancels a pending command; a command already sent answers 409 with the server's message. */
+export function cancelCommand(api: ApiClient, transactionId: string) {
+  return api.call(v2('cancelCommand'), {
+    body: { transactionId },
+    parse: (b) => statusMessageSchema.parse(b),
+  });
+}

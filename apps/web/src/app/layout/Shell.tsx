@@ -1,0 +1,57 @@
+/** The signed-in layout (spec §2): top bar with the product label and clock, red expiry notice, sidebar. */
+import { MESSAGES } from '@lendlock/contract';
+import { AppShell, Burger, Group, Text } from '@mantine/core';
+import { useDisclosure } from '@mantine/hooks';
+import { Suspense } from 'react';
+import { Outlet } from 'react-router';
+import { formatLocalDateTime } from '../../lib/datetime';
+import { LABELS } from '../../lib/labels';
+import { PageLoader } from '../PageLoader';
+import { useServices } from '../services';
+import { useSession } from '../session/useSession';
+import { Clock } from './Clock';
+import { Sidebar } from './Sidebar';
+
+export default function Shell() {
+  const { config } = useServices();
+  const session = useSession();
+  const [opened, { toggle, close }] = useDisclosure(false);
+  if (session === null) return null;
+
+  return (
+    <AppShell
+      header={{ height: 56 }}
+      navbar={{ width: 250, breakpoint: 'sm', collapsed: { mobile: !opened } }}
+      padding="md"
+    >
+      <AppShell.Header>
+        <Group h="100%" px="md" justify="space-between" wrap="nowrap">
+          <Group gap="sm" wrap="nowrap">
+            <Burger
+              opened={opened}
+              onClick={toggle}
+              hiddenFrom="sm"
+              size="sm"
+              aria-label={LABELS.toggleNavigation}
+            />
+            <Text fw={700} size="lg" data-testid="product-label">
+              {config.productLabel}
+            </Text>
+          </Group>
+          <Clock />
+        </Group>
+      </AppShell.Header>
+      <AppShell.Navbar p="xs" component="nav" aria-label={LABELS.mainNavigation} data-testid="sidebar">
+        <Sidebar level={session.userlevel} onNavigate={close} />
+      </AppShell.Navbar>
+      <AppShell.Main>
+        <Text c="red" fw={500} mb="md" role="status" data-testid="expiry-notice">
+          {MESSAGES.noticeExpires(formatLocalDateTime(session.expiry))}
+        </Text>
+        <Suspense fallback={<PageLoader />}>
+          <Outlet />
+        </Suspense>
+      </AppShell.Main>
+    </AppShell>
+  );
+}

@@ -1,0 +1,23 @@
+import { screenByName, sidebarFor } from '@lendlock/contract';
+import { NavLink, ScrollArea } from '@mantine/core';
+import { Link, useLocation } from 'react-router';
+
+/** The left menu for a user level, in the contract's order (spec §2). */
+export function Sidebar({ level, onNavigate }: { level: string; onNavigate?: () => void }) {
+  const { pathname } = useLocation();
+  return (
+    <ScrollArea type="auto">
+      {sidebarFor(level).map(({ name, path }) => (
+        <NavLink
+          key={name}
+          component={Link}
+          to={path}
+          label={screenByName(name)?.label ?? name}
+          active={pathname === path || pathname === `${path}/`}
+          data-testid={`nav-${name}`}
+          {...(onNavigate ? { onClick: onNavigate } : {})}
+        />
+      ))}
+    </ScrollArea>
+  );
+}

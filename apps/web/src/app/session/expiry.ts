@@ -1,0 +1,22 @@
+import { isSessionExpired, type SessionStore } from './store';
+
+/**
+ * Spec §4: a timer checks the expiry every `intervalMs` (config.sessionCheckIntervalMs, 1 s); once it is
+ * reached the session is removed and `onExpired` runs (the app navigates to /login). Returns a stop function.
+ */
+export function watchSessionExpiry(
+  store: Pick<SessionStore, 'get' | 'clear'>,
+  options: { intervalMs: number; onExpired: () => void; now?: () => number },
+): () => void {
+  const now = options.now ?? Date.now;
+  const check = () => {
+    const session = store.get();
+    if (session !== null && isSessionExpired(session, now())) {
+      store.clear();
+      options.onExpired();
+    }
+  };
+  check();
+  const timer = setInterval(check, options.intervalMs);
+  return () => clearInterval(timer);
+}

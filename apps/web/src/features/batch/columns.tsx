@@ -1,0 +1,37 @@
+/** The columns of the results table (spec §2: S.No., IMEI, Status) and of the Notify File Preview. */
+import type { BatchResult, NotifyRow } from '@lendlock/contract';
+import type { BatchKind } from './batchRules';
+import { BATCH_LABELS } from './labels';
+import type { VirtualColumn } from './VirtualTable';
+
+const status = (r: BatchResult) => r.validate ?? BATCH_LABELS.notProcessed;
+
+const IMEI_RESULT_COLUMNS: VirtualColumn<BatchResult>[] = [
+  { header: BATCH_LABELS.sno, cell: (r) => r.sno },
+  { header: BATCH_LABELS.imei, cell: (r) => r.imei },
+  { header: BATCH_LABELS.status, cell: status },
+];
+
+const NOTIFY_RESULT_COLUMNS: VirtualColumn<BatchResult>[] = [
+  { header: BATCH_LABELS.sno, cell: (r) => r.sno },
+  { header: BATCH_LABELS.name, cell: (r) => r.name },
+  { header: BATCH_LABELS.imei, cell: (r) => r.imei },
+  { header: BATCH_LABELS.amount, cell: (r) => r.amount },
+  { header: BATCH_LABELS.date, cell: (r) => r.date },
+  { header: BATCH_LABELS.template, cell: (r) => r.template },
+  { header: BATCH_LABELS.status, cell: status },
+];
+
+export const resultColumns = (kind: BatchKind) =>
+  kind === 'notify' ? NOTIFY_RESULT_COLUMNS : IMEI_RESULT_COLUMNS;
+
+export const NOTIFY_PREVIEW_COLUMNS: VirtualColumn<NotifyRow>[] = [
+  { header: BATCH_LABELS.sno, cell: (r) => r.sno },
+  { header: BATCH_LABELS.name, cell: (r) => r.name },
+  { header: BATCH_LABELS.imei, cell: (r) => r.imei },
+  { header: BATCH_LABELS.amount, cell: (r) => r.amount },
+  { header: BATCH_LABELS.date, cell: (r) => r.date },
+  { header: BATCH_LABELS.template, cell: (r) => r.template },
+  { header: BATCH_LABELS.header, cell: (r) => r.header },
+  { header: BATCH_LABELS.notification, cell: (r) => r.message },
+];

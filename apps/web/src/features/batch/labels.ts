@@ -1,0 +1,43 @@
+/**
+ * Texts of the batch panel that the spec does not word. The spec's own messages (the overlays, the resume
+ * card's title and alerts, 'CSV contains incorrect format data.', …) come from the contract's MESSAGES.
+ */
+export const BATCH_LABELS = {
+  title: 'Batch Upload',
+  chooseFile: 'Upload CSV',
+  /** Not 'Grade': the single form of Graded Disable App has that field beside this one. */
+  grade: 'Batch Grade',
+  selectGrade: 'Select Grade',
+  gradeFirst: 'Choose the grade first; the file selector is enabled once a grade is chosen.',
+  pause: 'Pause',
+  process: 'Process',
+  cancel: 'Cancel',
+  newBatch: 'New Batch',
+  submit: 'Submit',
+  filePreview: 'File Preview',
+  previewCount: (rows: number) => `${rows} rows to send`,
+  fileName: 'File Name',
+  lastImei: 'Last processed IMEI',
+  none: 'none yet',
+  progress: (processed: number, valid: number) => `${processed} / ${valid} processed`,
+  processingTime: 'Processing time',
+  total: 'Total',
+  valid: 'Valid',
+  invalid: 'Invalid',
+  found: 'Found',
+  notFound: 'Not Found',
+  downloadCsv: 'Download CSV',
+  loadingResults: 'Loading the results…',
+  cancelled: 'This batch was discarded.',
+  loading: 'Checking for an incomplete batch…',
+  sno: 'S.No.',
+  imei: 'IMEI',
+  status: 'Status',
+  name: 'Name',
+  amount: 'Amount',
+  date: 'Date',
+  template: 'Template',
+  header: 'My Header',
+  notification: 'Notification',
+  notProcessed: 'not processed',
+} as const;

@@ -1,0 +1,191 @@
+/**
+ * Spec §2 Audit Report By IMEI: the IMEI input (prefilled from View Audit) acts at exactly 15 characters
+ * and clears the report otherwise; the search button alerts 'IMEI number must be exactly 15 digits.' on
+ * anything else. Four sections (registration, released, de-enroll/re-registration, executed commands with
+ * each command's live status, refreshed while any awaits its device), Print Report with a print layout,
+ * and Download Report as `AuditReport_{brand}_imei-{imei}.xlsx`.
+ */
+import { type AuditResponse, MESSAGES, type Screen } from '@lendlock/contract';
+import {
+  Badge,
+  Button,
+  Card,
+  Center,
+  Group,
+  Loader,
+  Stack,
+  Table,
+  Text,
+  TextInput,
+  Title,
+} from '@mantine/core';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { deviceKeys, fetchAuditReport } from '../../../api/devices';
+import { useServices } from '../../../app/services';
+import { downloadBlob } from '../../../features/csv/download';
+import { isPendingStatus, statusColor } from '../../Devices/commandStatus';
+import { searchableImei } from '../../Devices/imeiSearch';
+import { AUDIT_LABELS as L } from '../labels';
+import { readAuditImei } from '../openAudit';
+import {
+  type AuditTable,
+  auditBrand,
+  auditFileName,
+  auditSheets,
+  auditTables,
+  hasPendingCommands,
+  isAuditEmpty,
+} from './auditReport';
+import './auditReport.css';
+
+/** How often the report refreshes while a command awaits its device. */
+export const AUDIT_REFRESH_MS = 3000;
+
+export default function AuditReportPage({ screen }: { screen: Screen }) {
+  const { api } = useServices();
+  const queryClient = useQueryClient();
+  const [typed, setTyped] = useState(() => readAuditImei());
+  const [imei, setImei] = useState<string | null>(() => searchableImei(readAuditImei()));
+  const [downloading, setDownloading] = useState(false);
+
+  const report = useQuery({
+    queryKey: deviceKeys.audit(imei ?? ''),
+    queryFn: ({ signal }) => fetchAuditReport(api, imei ?? '', { signal }),
+    enabled: imei !== null,
+    refetchInterval: (query) => (hasPendingCommands(query.state.data?.commands) ? AUDIT_REFRESH_MS : false),
+  });
+
+  const search = () => {
+    const valid = searchableImei(typed);
+    if (!valid) {
+      window.alert(MESSAGES.auditImeiLength);
+      return;
+    }
+    if (valid === imei) void queryClient.invalidateQueries({ queryKey: deviceKeys.audit(valid) });
+    else setImei(valid);
+  };
+
+  const loaded = imei !== null && report.data && !isAuditEmpty(report.data) ? report.data : null;
+  const download = async () => {
+    if (!loaded || !imei) return;
+    setDownloading(true);
+    try {
+      const { buildWorkbook } = await import('./workbook');
+      const blob = await buildWorkbook(auditSheets(auditTables(loaded)));
+      downloadBlob(blob, auditFileName(auditBrand(loaded), imei));
+    } catch {
+      window.alert(MESSAGES.reportFailure);
+    } finally {
+      setDownloading(false);
+    }
+  };
+
+  return (
+    <Stack data-print="report">
+      <Title order={2}>{screen.title}</Title>
+      {imei ? <Text fw={500} data-testid="audit-imei">{`${L.imei}: ${imei}`}</Text> : null}
+      <Group align="flex-end" data-print="hide">
+        <TextInput
+          label={L.imei}
+          placeholder={MESSAGES.imeiHint}
+          inputMode="numeric"
+          maxLength={15}
+          value={typed}
+          onChange={(event) => {
+            const value = event.currentTarget.value;
+            setTyped(value);
+            setImei(searchableImei(value));
+          }}
+          onKeyDown={(event) => {
+            if (event.key === 'Enter') search();
+          }}
+          w={260}
+        />
+        <Button onClick={search}>{L.search}</Button>
+        <Button variant="default" onClick={() => window.print()} disabled={!loaded}>
+          {L.print}
+        </Button>
+        <Button variant="default" onClick={download} disabled={!loaded} loading={downloading}>
+          {L.download}
+        </Button>
+      </Group>
+      {imei ? <AuditSections query={report} /> : null}
+    </Stack>
+  );
+}
+
+function AuditSections({
+  query,
+}: {
+  query: { isPending: boolean; isError: boolean; data: AuditResponse | undefined };
+}) {
+  if (query.isPending) {
+    return (
+      <Center p="md">
+        <Loader />
+      </Center>
+    );
+  }
+  if (query.isError || !query.data) return <Text c="red">{MESSAGES.cannotFetch}</Text>;
+  return (
+    <Stack>
+      {auditTables(query.data).map((table) => (
+        <Section key={table.key} table={table} />
+      ))}
+    </Stack>
+  );
+}
+
+function Section({ table }: { table: AuditTable }) {
+  const statusColumn = table.key === 'commands' ? table.header.indexOf(L.status) : -1;
+  return (
+    <Card withBorder data-print="section" data-testid={`audit-${table.key}`}>
+      <Title order={4} mb="xs">
+        {table.title}
+      </Title>
+      {table.rows.length === 0 ? (
+        <Text size="sm" c={table.key === 'registration' ? 'red' : 'dimmed'}>
+          {table.key === 'registration' ? MESSAGES.auditEmpty : L.noRecords}
+        </Text>
+      ) : (
+        <div className="audit-scroll">
+          <Table striped withTableBorder stickyHeader>
+            <Table.Thead>
+              <Table.Tr>
+                {table.header.map((title) => (
+                  <Table.Th key={title}>{title}</Table.Th>
+                ))}
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {table.rows.map((row, rowIndex) => (
+                // Rows have no id of their own beyond their place in the server's ordered answer.
+                // biome-ignore lint/suspicious/noArrayIndexKey: the report is replaced as a whole on refresh
+                <Table.Tr key={rowIndex}>
+                  {row.map((cell, column) => (
+                    <Table.Td key={table.header[column]}>
+                      {column === statusColumn ? <StatusBadge status={cell} /> : cell}
+                    </Table.Td>
+                  ))}
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </div>
+      )}
+    </Card>
+  );
+}
+
+function StatusBadge({ status }: { status: string }) {
+  return (
+    <Badge
+      color={statusColor(status)}
+      variant="light"
+      leftSection={isPendingStatus(status) ? <Loader size={10} color="yellow" /> : null}
+    >
+      {status}
+    </Badge>
+  );
+}

@@ -1,0 +1,27 @@
+/** Texts of the SUPERADMIN's Audit Log screen (issue 9); its messages come from the contract's MESSAGES. */
+export const AUDIT_LOG_LABELS = {
+  formTitle: 'Search the audit log',
+  imei: 'IMEI',
+  user: 'User (email)',
+  action: 'Action starts with',
+  actionPlaceholder: 'e.g. login, user., key., command.LOCK',
+  from: 'From',
+  to: 'To',
+  datesInUtc: 'Dates are UTC days; times are shown in UTC.',
+  search: 'Search',
+  clear: 'Clear',
+  export: 'Export',
+  results: 'Audit log',
+  noRows: 'No records.',
+  rows: (count: number) => `${count.toLocaleString('en-US')} ${count === 1 ? 'row' : 'rows'}`,
+  range: (first: number, last: number, total: number) =>
+    `Rows ${first.toLocaleString('en-US')}–${last.toLocaleString('en-US')} of ${total.toLocaleString('en-US')}`,
+  // Columns
+  when: 'When',
+  who: 'Who',
+  what: 'What',
+  target: 'Target',
+  address: 'Address',
+  result: 'Result',
+  details: 'Details',
+} as const;

@@ -1,0 +1,91 @@
+/**
+ * Spec §2/§5 Login, for `/login` and `/superadmin/login`: clears any stored session on load, validates
+ * the form, and on success stores the session and goes home. Failures alert the server's message
+ * (spec §8), a network failure 'Please try after sometime'.
+ */
+import { MESSAGES, SUPERADMIN_PREFIX, validateLoginForm } from '@lendlock/contract';
+import { Anchor, Button, PasswordInput, Stack, Text, TextInput } from '@mantine/core';
+import { type FormEvent, useEffect, useState } from 'react';
+import { Link, useNavigate } from 'react-router';
+import { type LoginClient, login, logout } from '../../../api/auth';
+import { ApiError } from '../../../api/client';
+import { useServices } from '../../../app/services';
+import { LABELS } from '../../../lib/labels';
+import { AuthCard } from '../AuthCard';
+
+export default function LoginPage({ client }: { client: LoginClient }) {
+  const { api, config, sessions } = useServices();
+  const navigate = useNavigate();
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const [submitting, setSubmitting] = useState(false);
+
+  useEffect(() => {
+    // A session left behind is also ended on the server, so its token stops working.
+    const stale = sessions.get();
+    sessions.clear();
+    if (stale) logout(api, { token: stale.token }).catch(() => undefined);
+  }, [api, sessions]);
+
+  const submit = async (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const form = { email: email.trim(), password };
+    const invalid = validateLoginForm(form);
+    setError(invalid);
+    if (invalid) return;
+    setSubmitting(true);
+    try {
+      const session = await login(api, form, client);
+      await sessions.save(session);
+      navigate(client === 'superadmin' ? SUPERADMIN_PREFIX : '/', { replace: true });
+    } catch (failure) {
+      window.alert(
+        failure instanceof ApiError && failure.serverMessage
+          ? failure.serverMessage
+          : MESSAGES.loginNetworkFailure,
+      );
+    } finally {
+      setSubmitting(false);
+    }
+  };
+
+  return (
+    <AuthCard
+      title={config.productLabel}
+      {...(client === 'superadmin' ? { subtitle: LABELS.superadminLogin } : {})}
+    >
+      <form onSubmit={submit} noValidate>
+        <Stack gap="sm">
+          <TextInput
+            label={LABELS.loginIdentifier}
+            name="email"
+            autoComplete="username"
+            required
+            value={email}
+            onChange={(event) => setEmail(event.currentTarget.value)}
+          />
+          <PasswordInput
+            label={LABELS.password}
+            name="password"
+            autoComplete="current-password"
+            required
+            value={password}
+            onChange={(event) => setPassword(event.currentTarget.value)}
+          />
+          {error ? (
+            <Text c="red" size="sm" role="alert">
+              {error}
+            </Text>
+          ) : null}
+          <Button type="submit" loading={submitting} fullWidth>
+            {LABELS.login}
+          </Button>
+          <Anchor component={Link} to="/forgotPassword" size="sm">
+            {LABELS.forgotPasswordLink}
+          </Anchor>
+        </Stack>
+      </form>
+    </AuthCard>
+  );
+}

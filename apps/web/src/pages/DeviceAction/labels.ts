@@ -1,0 +1,20 @@
+/** Labels of the Device Action screen that the spec does not word (its messages are in the contract). */
+export const DEVICE_ACTION_LABELS = {
+  imeiOrAll: 'IMEI or ALL',
+  imeiOrAllPlaceholder: "15 digit IMEI number or 'ALL'",
+  action: 'Device Action',
+  selectAction: 'Select Device Action',
+  submit: 'Submit',
+  single: 'Single',
+  batchTitle: 'Batch Process Without File upload',
+  batchHint: 'Sends the action to every enrolled device; each device acknowledges on its own.',
+  runOnAll: 'Run on all devices',
+  confirmAll: (action: string) => `Send ${action} to ALL enrolled devices?`,
+  liveStatus: 'Live status',
+  sentTo: (action: string, imei: string) => `${action} → ${imei}`,
+  progressTitle: (action: string) => `${action} on ALL devices`,
+  total: 'Total',
+  done: (finished: number, total: number) => `${finished} of ${total} acknowledged`,
+  statusColumn: 'Status',
+  countColumn: 'Devices',
+} as const;

@@ -1,0 +1,21 @@
+/** Headings, columns and buttons of Key Management that the spec does not word. */
+import type { KeyStatus } from '@lendlock/contract';
+
+export const KEY_LABELS = {
+  keyName: 'Key Name',
+  generateKey: 'Generate Key',
+  newKey: 'New API key',
+  copy: 'Copy key',
+  copied: 'Copied',
+  owner: 'Owner',
+  status: 'Status',
+  createdAt: 'Created At',
+  lastUsed: 'Last Used',
+  action: 'Action',
+  never: 'Never',
+  noKeys: 'No API keys yet.',
+  dismiss: 'Dismiss',
+  statusAction: (status: KeyStatus) => (status === 'active' ? 'Deactivate' : 'Activate'),
+  statusActionOf: (status: KeyStatus, keyName: string) =>
+    `${status === 'active' ? 'Deactivate' : 'Activate'} ${keyName}`,
+} as const;

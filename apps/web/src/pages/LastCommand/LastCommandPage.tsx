@@ -1,0 +1,26 @@
+/**
+ * Spec §2 Last Command Reports (SUPERADMIN): a CSV of IMEIs (the batch CSV rules of spec §5), then each
+ * known device with its last command, and View Audit per row.
+ */
+import type { Screen } from '@lendlock/contract';
+import { Card, Stack, Title } from '@mantine/core';
+import { ImeiCsvUpload } from '../../features/csv/ImeiCsvUpload';
+import { BatchDevices, useDeviceLookup } from '../Devices/BatchDevices';
+import { DEVICE_LABELS } from '../Devices/labels';
+
+export default function LastCommandPage({ screen }: { screen: Screen }) {
+  const lookup = useDeviceLookup();
+  return (
+    <Stack>
+      <Title order={2}>{screen.title}</Title>
+      <Card withBorder maw={640}>
+        <ImeiCsvUpload
+          label={DEVICE_LABELS.uploadImeis}
+          onReset={() => lookup.reset()}
+          onValid={(imeis) => lookup.mutate(imeis)}
+        />
+      </Card>
+      <BatchDevices lookup={lookup} />
+    </Stack>
+  );
+}

@@ -1,0 +1,41 @@
+/** The permission checkboxes of the Add and Edit modals (spec §6: server-defined id and permission_name). */
+import { MESSAGES } from '@lendlock/contract';
+import { Checkbox, Loader, SimpleGrid, Text } from '@mantine/core';
+import { useQuery } from '@tanstack/react-query';
+import { getPermissions, userQueryKeys } from '../../api/users';
+import { useServices } from '../../app/services';
+import { USER_LABELS } from './labels';
+
+export function PermissionChecklist({
+  value,
+  onChange,
+}: {
+  /** Checked ids as strings (Checkbox.Group's values). */
+  value: string[];
+  onChange: (value: string[]) => void;
+}) {
+  const { api } = useServices();
+  const permissions = useQuery({
+    queryKey: userQueryKeys.permissions(),
+    queryFn: ({ signal }) => getPermissions(api, signal),
+    staleTime: 5 * 60_000,
+  });
+
+  if (permissions.isPending) return <Loader size="sm" aria-label={USER_LABELS.permissions} />;
+  if (permissions.isError) {
+    return (
+      <Text c="red" size="sm" role="alert">
+        {MESSAGES.cannotFetch}
+      </Text>
+    );
+  }
+  return (
+    <Checkbox.Group label={USER_LABELS.permissions} value={value} onChange={onChange}>
+      <SimpleGrid cols={{ base: 1, xs: 2 }} spacing="xs" mt="xs">
+        {permissions.data.map((permission) => (
+          <Checkbox key={permission.id} value={String(permission.id)} label={permission.permission_name} />
+        ))}
+      </SimpleGrid>
+    </Checkbox.Group>
+  );
+}

@@ -1,0 +1,145 @@
+/**
+ * All User Details (spec §2): email, phone, permissions as a hover list, login status (click → confirm →
+ * forced logout), user status icon (click → confirm → enable/disable) and Edit. A toggle updates the
+ * row at once and then reloads the list; its errors are alerted raw (spec §8).
+ */
+import type { ConsoleUser } from '@lendlock/contract';
+import { ActionIcon, Badge, Button, Group, HoverCard, List, Table, Text } from '@mantine/core';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { forceLogout, updateUserStatus, userQueryKeys } from '../../api/users';
+import { useServices } from '../../app/services';
+import { USER_LABELS } from './labels';
+import { StatusIcon } from './StatusIcon';
+import { nextUserStatus, toggleFailureText, withLoggedOut, withUserStatus } from './userForms';
+
+export function UsersTable({ users, onEdit }: { users: ConsoleUser[]; onEdit: (user: ConsoleUser) => void }) {
+  const { api } = useServices();
+  const queryClient = useQueryClient();
+
+  const updateList = (change: (users: ConsoleUser[]) => ConsoleUser[]) => {
+    queryClient.setQueryData<ConsoleUser[]>(userQueryKeys.list(), (current) => current && change(current));
+    void queryClient.invalidateQueries({ queryKey: userQueryKeys.all });
+  };
+
+  const statusChange = useMutation({
+    mutationFn: (user: ConsoleUser) =>
+      updateUserStatus(api, { email: user.email, status: nextUserStatus(user.userstatus) }),
+    onSuccess: (_reply, user) =>
+      updateList((list) => withUserStatus(list, user.email, nextUserStatus(user.userstatus))),
+    onError: (error) => window.alert(toggleFailureText(error)),
+  });
+
+  const logout = useMutation({
+    mutationFn: (user: ConsoleUser) => forceLogout(api, user.email),
+    onSuccess: (_reply, user) => updateList((list) => withLoggedOut(list, user.email)),
+    onError: (error) => window.alert(toggleFailureText(error)),
+  });
+
+  const toggleStatus = (user: ConsoleUser) => {
+    if (window.confirm(USER_LABELS.statusConfirm(user.email, nextUserStatus(user.userstatus)))) {
+      statusChange.mutate(user);
+    }
+  };
+
+  const logOut = (user: ConsoleUser) => {
+    if (window.confirm(USER_LABELS.forceLogoutConfirm(user.email))) logout.mutate(user);
+  };
+
+  if (users.length === 0) return <Text c="dimmed">{USER_LABELS.noUsers}</Text>;
+
+  return (
+    <Table.ScrollContainer minWidth={760} maxHeight={400}>
+      <Table striped highlightOnHover stickyHeader verticalSpacing="xs">
+        <Table.Thead>
+          <Table.Tr>
+            <Table.Th>{USER_LABELS.email}</Table.Th>
+            <Table.Th>{USER_LABELS.phone}</Table.Th>
+            <Table.Th>{USER_LABELS.level}</Table.Th>
+            <Table.Th>{USER_LABELS.permissions}</Table.Th>
+            <Table.Th>{USER_LABELS.loginStatus}</Table.Th>
+            <Table.Th>{USER_LABELS.userStatus}</Table.Th>
+            <Table.Th>{USER_LABELS.action}</Table.Th>
+          </Table.Tr>
+        </Table.Thead>
+        <Table.Tbody>
+          {users.map((user) => {
+            const next = nextUserStatus(user.userstatus);
+            return (
+              <Table.Tr key={user.id}>
+                <Table.Td>{user.email}</Table.Td>
+                <Table.Td>{user.phone ?? ''}</Table.Td>
+                <Table.Td>{user.userlevel}</Table.Td>
+                <Table.Td>
+                  <PermissionsHoverList user={user} />
+                </Table.Td>
+                <Table.Td>
+                  {user.loginstatus === 'LOGIN' ? (
+                    <Button
+                      size="compact-xs"
+                      variant="light"
+                      color="green"
+                      aria-label={USER_LABELS.forceLogoutAction(user.email)}
+                      loading={logout.isPending && logout.variables?.id === user.id}
+                      onClick={() => logOut(user)}
+                    >
+                      {user.loginstatus}
+                    </Button>
+                  ) : (
+                    <Badge variant="light" color="gray">
+                      {user.loginstatus}
+                    </Badge>
+                  )}
+                </Table.Td>
+                <Table.Td>
+                  <Group gap={6} wrap="nowrap">
+                    <ActionIcon
+                      variant="light"
+                      color={user.userstatus === 'ACTIVE' ? 'green' : 'red'}
+                      aria-label={USER_LABELS.statusAction(user.email, next)}
+                      loading={statusChange.isPending && statusChange.variables?.id === user.id}
+                      onClick={() => toggleStatus(user)}
+                    >
+                      <StatusIcon status={user.userstatus} />
+                    </ActionIcon>
+                    <Text size="sm">{user.userstatus}</Text>
+                  </Group>
+                </Table.Td>
+                <Table.Td>
+                  <Button
+                    size="compact-xs"
+                    variant="default"
+                    aria-label={USER_LABELS.editAction(user.email)}
+                    onClick={() => onEdit(user)}
+                  >
+                    {USER_LABELS.edit}
+                  </Button>
+                </Table.Td>
+              </Table.Tr>
+            );
+          })}
+        </Table.Tbody>
+      </Table>
+    </Table.ScrollContainer>
+  );
+}
+
+function PermissionsHoverList({ user }: { user: ConsoleUser }) {
+  const names = user.permission_names;
+  if (names.length === 0) return <Text size="sm">{USER_LABELS.noPermissions}</Text>;
+  return (
+    <HoverCard shadow="md" openDelay={100} withinPortal>
+      <HoverCard.Target>
+        <Badge variant="light" tabIndex={0}>
+          {USER_LABELS.permissionCount(names.length)}
+        </Badge>
+      </HoverCard.Target>
+      <HoverCard.Dropdown>
+        <List size="sm" aria-label={USER_LABELS.permissionsOf(user.email)}>
+          {names.map((name) => (
+            <List.Item key={name}>{name}</List.Item>
+          ))}
+        </List>
+      </HoverCard.Dropdown>
+    </HoverCard>
+  );
+}

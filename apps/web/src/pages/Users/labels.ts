@@ -1,0 +1,31 @@
+/** Headings, column names, buttons and prompts of User Management that the spec does not word. */
+import type { UserStatus } from '@lendlock/contract';
+
+export const USER_LABELS = {
+  addUser: 'Add User',
+  editUser: 'Edit User',
+  email: 'Email',
+  phone: 'Phone',
+  password: 'Password',
+  permissions: 'Permissions',
+  level: 'Level',
+  loginStatus: 'Login Status',
+  userStatus: 'User Status',
+  action: 'Action',
+  edit: 'Edit',
+  save: 'Save',
+  cancel: 'Cancel',
+  noUsers: 'No users yet.',
+  noPermissions: 'None',
+  permissionCount: (count: number) => `${count} permission${count === 1 ? '' : 's'}`,
+  permissionsOf: (email: string) => `Permissions of ${email}`,
+  editAction: (email: string) => `Edit ${email}`,
+  forceLogoutAction: (email: string) => `Force logout ${email}`,
+  statusAction: (email: string, next: UserStatus) => `${next === 'INACTIVE' ? 'Disable' : 'Enable'} ${email}`,
+  forceLogoutConfirm: (email: string) =>
+    `Are you sure you want to log out ${email}? Every session of this user ends now.`,
+  statusConfirm: (email: string, next: UserStatus) =>
+    next === 'INACTIVE'
+      ? `Are you sure you want to disable ${email}? The user is signed out and cannot sign in.`
+      : `Are you sure you want to enable ${email}?`,
+} as const;
