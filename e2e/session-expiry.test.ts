@@ -1,0 +1,50 @@
+import { MESSAGES } from '@lendlock/contract';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, expect, inject, it } from 'vitest';
+import { formatLocalDateTime } from '../apps/web/src/lib/datetime';
+import { launchBrowser, openConsole, serverCodec, signIn } from './support/browser';
+import { type RunningServer, startServer } from './support/server';
+import { USERS } from './support/users';
+
+let server: RunningServer;
+let browser: Browser;
+
+beforeAll(async () => {
+  [server, browser] = await Promise.all([
+    startServer({ templateDataDir: inject('templateDataDir'), sessionTtl: '6s' }),
+    launchBrowser(),
+  ]);
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+it('with a 6 s session the browser is on /login within two seconds of the expiry', async () => {
+  const { codec } = await serverCodec(server.baseUrl);
+  const consolePage = await openConsole(browser, server.baseUrl);
+  const { page } = consolePage;
+  try {
+    const session = await signIn(page, codec, USERS.locker);
+    const expiry = Date.parse(session.expiry);
+    expect(expiry - Date.now()).toBeLessThanOrEqual(6000);
+    await expect(page.getByTestId('expiry-notice').textContent()).resolves.toBe(
+      MESSAGES.noticeExpires(formatLocalDateTime(session.expiry)),
+    );
+
+    await page.waitForURL((url) => url.pathname === '/login', { timeout: 15_000 });
+    const arrived = Date.now();
+    // Not before the expiry (1 s of tolerance for the check's tick) and within two seconds after it.
+    expect(arrived).toBeGreaterThanOrEqual(expiry - 1000);
+    expect(arrived - expiry).toBeLessThanOrEqual(2000);
+    const stored = await page.evaluate(() => [
+      localStorage.getItem('userSession'),
+      localStorage.getItem('expiry'),
+    ]);
+    expect(stored).toEqual([null, null]);
+    expect(await consolePage.cspViolations()).toEqual([]);
+  } finally {
+    await consolePage.close();
+  }
+});
