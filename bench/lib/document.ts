@@ -1,0 +1,150 @@
+/** docs/performance.md, written by `npm run bench` from the figures of its run. */
+import { type Figure, type Machine, markdownTable } from './report';
+
+export interface RunRecord {
+  figures: readonly Figure[];
+  machine: Machine;
+  /** The lines the benchmarks printed (setup, detail, CPU split). */
+  log: readonly string[];
+  minutes: number;
+  date: Date;
+}
+
+const CODE = `## What the server does for these figures
+
+Changes made for these benchmarks (the code, not the benchmarks, was made faster):
+
+- **Device messages are applied in batches.** Acknowledgements, state reports and online/offline
+  messages are queued and applied in one transaction of a few set-based statements per flush, however
+  many it holds (\`CommandService\` in \`modules/commands/service.ts\`); before, each message was its own
+  transaction. Devices that come online get their pending commands in one claim.
+- **Batch chunks** take 1 % of the batch, between 50 and 500 rows (\`chunkSizeFor\`), still one
+  transaction each. Commands for online devices are recorded SENT in the chunk and published after the
+  commit; before, every chunk re-read all the commands of its batch to dispatch them, which made a
+  100,000-row batch quadratic. Rows and commands are written from arrays (\`unnest\`), and results by row
+  address, a plan that needs no statistics of a batch just uploaded.
+- **Single commands**: the device is locked by a primary-key probe; supersede, desired state, command
+  and audit row are one statement; a command for an online device is sent without a claim query.
+- **The device channel** speaks MQTT 5 to an external broker, with the largest receive maximum:
+  Mosquitto's default window for 3.1.1 clients (20 in flight, 1,000 queued) silently dropped device
+  acknowledgements during a burst. What the gateway writes in one turn of the event loop leaves in one
+  system call.
+- **Migration 0007**: homeData.php reads device counts kept by triggers instead of counting a million
+  rows; the sweep finds its work through partial indexes instead of reading every pending command; device
+  pages keep room for HOT updates.
+- **The export** paces ExcelJS's zip compressor (it has no back-pressure: a million rows sat in memory
+  and were compressed at the end), reads the next page while it writes one, and lets PostgreSQL format
+  the dates.`;
+
+const SETUP = `## What each benchmark does
+
+1. **Batch throughput.** A CSV of 100,000 IMEIs (90 % registered devices, 10 % unknown, shuffled) is
+   uploaded to \`bulkLockCopy.php\` (multipart, as the console does). The clock runs from the upload until
+   the database holds an EXECUTED command for every IMEI found, each one acknowledged by its device.
+   - The 90,000 devices are online as multiplexed simulated agents (\`MultiplexedFleet\` in
+     \`apps/device-sim/src/multiplex.ts\`): 4 MQTT connections instead of 90,000. Each device acts as
+     \`SimulatedDevice\` does: it acknowledges DELIVERED, executes the command against its own state,
+     then acknowledges EXECUTED with that state, and never executes an id twice. The separate state
+     report that \`SimulatedDevice\` also publishes after a command is left out: it repeats the state
+     that the EXECUTED acknowledgement already carries.
+   - Embedded: PGlite and the embedded broker (Aedes); the fleet uses the broker's load-test identity
+     and subscribes to each device's \`cmd\` topic. PostgreSQL + Mosquitto: a fresh database, the server
+     with \`DATABASE_URL\` and \`MQTT_URL=mqtt://127.0.0.1:1883\`; Mosquitto is anonymous, so the fleet
+     connects as a normal client with MQTT 5 and a shared subscription to \`lendlock/d/+/cmd\`.
+   - Beside it, on the same server and data: the spec's browser loop, one \`getimeidetails.php\` call per
+     IMEI, one after another (plain JSON over a keep-alive connection: the loop at its fastest), timed on
+     the first 2,000 IMEIs of the file and scaled to 100,000.
+2. **Single commands.** 10,000 devices online (multiplexed as above) on PostgreSQL + Mosquitto. 50
+   concurrent clients (autocannon) call \`locknotification.php\`, lock then unlock over the devices; every
+   command is sent to its device and acknowledged while the load runs. Beside it, in the same run and on
+   the same server: \`devicedetails.php\` with one IMEI, the bare lookup.
+3. **Reads at scale.** A fresh PostgreSQL database bulk-loaded with \`generate_series\`: 1,000,000 devices
+   (and their registrations, spread over 400 days) and 5,000,000 commands (secondary indexes built after
+   the load, then \`VACUUM ANALYZE\`, as after a restore). Each call runs for 5 seconds from 1 client
+   (the call's own latency, which the target is about) and then from 10 clients at once (shown beside
+   it: on 2 cores that also run PostgreSQL and the client, mostly queueing); IMEIs are spread over the
+   million devices. homeData.php reads device counts that triggers keep (migration 0007), not a count
+   of a million rows.
+4. **Export.** The 1,000,000 SETALARM commands of that database (the Activate Alarm report, every date)
+   through \`GET /api/v2/reports/export\`, the server in its own process with its RSS sampled every 20 ms.
+   Beside it, ExcelJS's streaming writer alone, in its own process, writing 1,000,000 rows of the same
+   columns and cell types with the same writer options (ratio = ExcelJS alone / export).
+5. **Fan-out.** On the server of benchmark 2: device action ALL (\`adminlocknotification.php\`, REBOOT, as
+   SUPERADMIN) to the 10,000 connected devices, multiplexed over 4 connections, until every device's
+   EXECUTED acknowledgement is in the database.
+6. **Console.** \`apps/web\` built for production. The login route's JavaScript is the entry of
+   \`dist/index.html\` with its static imports and what the entry loads at start-up (the app's bootstrap,
+   which holds the router and the login page); the signed-in shell adds the lazily loaded layout chunk
+   and its static imports. Sizes are gzip (level 6) of each file. Then the contract's CSV validator,
+   built for the browser, validates a generated 1,000,000-row \`File\` in headless Chromium (the flags of
+   \`e2e/support/browser.ts\`); only the validation is timed, on the second run in the page.
+
+Beside them, for issue 9 (\`bench/release.ts\`): one release typed by an operator, sent to an online
+simulated device while 50 clients read (homeData, devicedetails, auditReportByImei) and two
+100,000-row batches run, on PostgreSQL; the clock runs until the release is EXECUTED.
+
+Every server runs as its own process (\`node --import tsx apps/server/src/main.ts\`, \`LOG_LEVEL=warn\`,
+default settings otherwise), so the clients and simulated devices never share its event loop. The
+lines "CPU: …" below split the CPU time of each measurement between the server, PostgreSQL, Mosquitto,
+the benchmark process (clients and simulated devices) and anything else on the machine.`;
+
+const HOW = `## How to run
+
+\`\`\`
+npm run bench                      # every benchmark, the table, and this file rewritten
+npm run bench -- batch commands    # only some (batch, commands, scale, console, release); this file is kept
+node --import tsx bench/batch.ts postgres   # one benchmark on its own (see bench/README.md)
+\`\`\`
+
+It needs PostgreSQL at \`BENCH_DATABASE_URL\` (default \`postgres://postgres@127.0.0.1:5432/test\`; a user
+that may create databases), Mosquitto at \`BENCH_MQTT_URL\` (default \`mqtt://127.0.0.1:1883\`, anonymous)
+and Chromium at \`CHROMIUM_PATH\` (default \`/usr/bin/chromium\`). Each benchmark creates its own
+databases and drops them afterwards. Before each measurement it waits (up to a minute) for the machine
+to be quiet, so that other work is not measured as ours; a measurement during which other work still
+took more than a quarter of a core is taken again, once, and the less disturbed run is kept. \`bench\`
+is not part of \`npm test\`.`;
+
+export function performanceDocument(run: RunRecord): string {
+  const m = run.machine;
+  const held = run.figures.filter((f) => f.holds === true).length;
+  const targets = run.figures.filter((f) => f.holds !== undefined).length;
+  const misses = run.figures.filter((f) => f.holds === false);
+  const missText =
+    misses.length === 0
+      ? 'Every target holds in this run.'
+      : misses.map((f) => `- **${f.bench}** (${f.what}): ${f.note ?? 'missed.'}`).join('\n');
+  const remarks = run.figures.filter((f) => f.holds !== false && f.note);
+  return `# Performance
+
+Measured by \`npm run bench\` (\`bench/\`): every benchmark once, side by side, in one run on one machine.
+Figures are from the run below; they move by some percent from run to run on a shared 2-core machine.
+
+- **Date:** ${run.date.toISOString().replace('T', ' ').slice(0, 16)} UTC
+- **Machine:** ${m.cpu}, ${m.cores} cores, ${m.ramGiB} GiB RAM.
+  - Node ${m.node}, PostgreSQL ${m.postgres}, Mosquitto ${m.mosquitto}, ${m.chromium}.
+  - Everything runs on these ${m.cores} cores: PostgreSQL, Mosquitto, the server, the simulated devices,
+    the clients and Chromium.
+- **Run time:** ${run.minutes.toFixed(1)} minutes.
+- **Targets:** ${held} of ${targets} hold.
+
+## Results
+
+${markdownTable(run.figures)}
+
+## Targets missed: by how much and why
+
+${missText}
+${remarks.length > 0 ? `\n## Remarks\n\n${remarks.map((f) => `- **${f.bench}** (${f.what}): ${f.note}`).join('\n')}\n` : ''}
+${CODE}
+
+${SETUP}
+
+${HOW}
+
+## The run's log
+
+\`\`\`
+${run.log.join('\n')}
+\`\`\`
+`;
+}

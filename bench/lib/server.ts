@@ -1,0 +1,221 @@
+/**
+ * A Lendlock server as a child process (`node --import tsx apps/server/src/main.ts`), as production runs
+ * it: the benchmark's own work (clients, simulated devices) never shares its event loop.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const repoRoot = resolve(fileURLToPath(new URL('.', import.meta.url)), '../..');
+const serverDir = resolve(repoRoot, 'apps/server');
+
+export const SUPERADMIN = { email: 'bench-superadmin@lendlock.com', password: 'bench-password-0123456789' };
+export const ENROLLMENT_SECRET = 'bench-enrollment-secret-0123456789';
+
+export interface ServerProcess {
+  url: string;
+  pid: number;
+  child: ChildProcess;
+  /** Everything the server printed (its log at LOG_LEVEL=warn). */
+  output(): string;
+  /** Resident memory of the process now, in bytes (Linux /proc). */
+  rss(): number;
+  stop(): Promise<void>;
+}
+
+/** Children still running: killed if the benchmark itself exits early. */
+const children = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of children) child.kill('SIGKILL');
+});
+
+/** What to undo if the run is interrupted (databases, directories); each entry removes itself when done. */
+const cleanups = new Set<() => Promise<void>>();
+
+export function onInterrupt(cleanup: () => Promise<void>): () => void {
+  cleanups.add(cleanup);
+  return () => cleanups.delete(cleanup);
+}
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    for (const child of children) child.kill('SIGKILL');
+    const timer = setTimeout(() => process.exit(130), 10_000);
+    Promise.allSettled([...cleanups].map((cleanup) => cleanup())).then(() => {
+      clearTimeout(timer);
+      process.exit(130);
+    });
+  });
+}
+
+export async function startServerProcess(
+  env: Record<string, string>,
+  extraNodeArgs: string[] = [],
+): Promise<ServerProcess> {
+  const nodeArgs = [
+    ...(process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean),
+    ...extraNodeArgs,
+  ];
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'src/main.ts'], {
+    cwd: serverDir,
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      DEMO_DATA: 'off',
+      BOOTSTRAP_SUPERADMIN_EMAIL: SUPERADMIN.email,
+      BOOTSTRAP_SUPERADMIN_PASSWORD: SUPERADMIN.password,
+      ENROLLMENT_SECRET,
+      MQTT_HOST: '127.0.0.1',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+  let out = '';
+  child.stdout?.on('data', (chunk) => {
+    out = (out + chunk).slice(-200_000);
+  });
+  child.stderr?.on('data', (chunk) => {
+    out = (out + chunk).slice(-200_000);
+  });
+  const url = await new Promise<string>((ok, fail) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      fail(new Error(`server did not start:\n${out}`));
+    }, 120_000);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      fail(new Error(`server exited with ${code}:\n${out}`));
+    });
+    const check = setInterval(() => {
+      const match = /Console: (http:\/\/\S+)/.exec(out);
+      if (match?.[1]) {
+        clearInterval(check);
+        clearTimeout(timer);
+        ok(match[1].replace('//localhost:', '//127.0.0.1:'));
+      }
+    }, 25);
+  });
+  const pid = child.pid as number;
+  return {
+    url,
+    pid,
+    child,
+    output: () => out,
+    rss: () => rssOf(pid),
+    stop: async () => {
+      if (child.exitCode !== null) return;
+      const exited = new Promise<void>((done) => child.once('exit', () => done()));
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+export function rssOf(pid: number): number {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = /VmRSS:\s+(\d+) kB/.exec(status)?.[1];
+    return kb ? Number(kb) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((ok, fail) => {
+    const server = createServer();
+    server.once('error', fail);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => ok(port));
+    });
+  });
+}
+
+export const randomSuffix = () => randomBytes(4).toString('hex');
+
+/** A plain-JSON API client with a console session (what an integrator's loop or a load test sends). */
+export class Api {
+  constructor(
+    readonly base: string,
+    readonly token: string,
+  ) {}
+
+  static async login(base: string, user = SUPERADMIN): Promise<Api> {
+    const response = await fetch(`${base}/api/login.php`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-login-client': 'superadmin' },
+      body: JSON.stringify({ email: user.email, password: user.password }),
+    });
+    const body = (await response.json()) as { token?: string; message?: string };
+    if (!response.ok || !body.token) throw new Error(`login failed: ${response.status} ${body.message}`);
+    return new Api(base, body.token);
+  }
+
+  async post<T>(path: string, payload: unknown): Promise<T> {
+    const response = await fetch(`${this.base}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': this.token },
+      body: JSON.stringify(payload),
+    });
+    const text = await response.text();
+    if (!response.ok) throw new Error(`${path}: ${response.status} ${text.slice(0, 300)}`);
+    return JSON.parse(text) as T;
+  }
+
+  async get<T>(path: string): Promise<T> {
+    const response = await fetch(`${this.base}${path}`, { headers: { 'x-api-key': this.token } });
+    const text = await response.text();
+    if (!response.ok) throw new Error(`${path}: ${response.status} ${text.slice(0, 300)}`);
+    return JSON.parse(text) as T;
+  }
+
+  /** Uploads a CSV to a bulk script (multipart, as the console does). */
+  async upload<T>(
+    script: string,
+    fileName: string,
+    csv: string,
+    fields: Record<string, string> = {},
+  ): Promise<T> {
+    const form = new FormData();
+    for (const [name, value] of Object.entries(fields)) form.append(name, value);
+    form.append('file', new Blob([csv], { type: 'text/csv' }), fileName);
+    const response = await fetch(`${this.base}/api/${script}`, {
+      method: 'POST',
+      headers: { 'x-api-key': this.token },
+      body: form,
+    });
+    const text = await response.text();
+    if (!response.ok) throw new Error(`${script}: ${response.status} ${text.slice(0, 300)}`);
+    return JSON.parse(text) as T;
+  }
+}
+
+export const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
+
+/** Polls `check` every `intervalMs` until it returns a value, or throws after `timeoutMs`. */
+export async function waitFor<T>(
+  what: string,
+  check: () => Promise<T | undefined | null | false>,
+  timeoutMs: number,
+  intervalMs = 100,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(intervalMs);
+  }
+}

@@ -1,0 +1,120 @@
+/**
+ * `npm run bench`: every benchmark once, one table, and docs/performance.md rewritten with the date and
+ * the machine. `npm run bench -- batch commands` runs only those (the document is then not rewritten).
+ * Benchmarks: batch (1, both stacks), commands (2 and 5), scale (3 and 4), console (6), release (issue 9).
+ */
+import { writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { batchBenchmark } from './batch';
+import { commandBenchmarks } from './commands';
+import { consoleBenchmark } from './console';
+import { waitForQuiet } from './lib/cpu';
+import { adminQuery } from './lib/db';
+import { performanceDocument } from './lib/document';
+import { type Figure, machine, textTable } from './lib/report';
+import { repoRoot } from './lib/server';
+import { releaseUnderLoadBenchmark } from './release';
+import { exportBenchmark, loadScaleDatabase, readsBenchmark } from './scale';
+
+type Log = (line: string) => void;
+
+/**
+ * A measurement during which other work on the machine (another test run, a browser) took more than this
+ * many cores is taken again, once; the less disturbed of the two is kept.
+ */
+const DISTURBED_CORES = 0.25;
+const ATTEMPTS = 2;
+
+/**
+ * Runs a measurement when the machine is quiet; if other work still took more than DISTURBED_CORES
+ * during it, runs it again once and keeps the less disturbed result.
+ */
+async function quietly(log: Log, lines: string[], run: (log: Log) => Promise<Figure[]>): Promise<Figure[]> {
+  let best: { figures: Figure[]; lines: string[]; disturbance: number } | null = null;
+  for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
+    await waitForQuiet(log);
+    const own: string[] = [];
+    const figures = await run((line) => {
+      own.push(line);
+      log(line);
+    });
+    const disturbance = Math.max(0, ...figures.map((f) => f.disturbance ?? 0));
+    if (!best || disturbance < best.disturbance) best = { figures, lines: own, disturbance };
+    if (disturbance <= DISTURBED_CORES) break;
+    const again = attempt < ATTEMPTS ? 'measuring again' : 'keeping the less disturbed run';
+    const line = `  (other work on the machine took ${disturbance.toFixed(2)} cores during this measurement; ${again})`;
+    best.lines.push(line);
+    log(line);
+  }
+  lines.push(...(best?.lines ?? []));
+  return best?.figures ?? [];
+}
+
+const BENCHMARKS: Record<string, (log: Log, lines: string[]) => Promise<Figure[]>> = {
+  batch: async (log, lines) => [
+    ...(await quietly(log, lines, (l) => batchBenchmark('embedded', l))),
+    ...(await quietly(log, lines, (l) => batchBenchmark('postgres', l))),
+  ],
+  commands: (log, lines) => quietly(log, lines, commandBenchmarks),
+  scale: async (log, lines) => {
+    const database = await loadScaleDatabase((line) => {
+      lines.push(line);
+      log(line);
+    });
+    try {
+      return [
+        ...(await quietly(log, lines, (l) => readsBenchmark(database, l))),
+        ...(await quietly(log, lines, (l) => exportBenchmark(database, l))),
+      ];
+    } finally {
+      await database.drop();
+    }
+  },
+  console: (log, lines) => quietly(log, lines, consoleBenchmark),
+  // Issue 9: a release under mixed load and two big batches.
+  release: (log, lines) => quietly(log, lines, releaseUnderLoadBenchmark),
+};
+
+async function main(): Promise<void> {
+  const chosen = process.argv.slice(2).filter((a) => !a.startsWith('-'));
+  for (const name of chosen) if (!BENCHMARKS[name]) throw new Error(`No benchmark "${name}"`);
+  const names = chosen.length > 0 ? chosen : Object.keys(BENCHMARKS);
+  await adminQuery('SELECT 1').catch(() => {
+    throw new Error(
+      'PostgreSQL does not answer at BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test)',
+    );
+  });
+  const host = machine();
+  const log: Log = (line) => console.log(line);
+  log(`Lendlock benchmarks on ${host.cpu}, ${host.cores} cores, ${host.ramGiB} GiB, Node ${host.node}`);
+  const started = Date.now();
+  const figures: Figure[] = [];
+  const notes: string[] = [];
+  for (const name of names) {
+    const run = BENCHMARKS[name] as (log: Log, lines: string[]) => Promise<Figure[]>;
+    figures.push(...(await run(log, notes)));
+  }
+  const minutes = (Date.now() - started) / 60_000;
+  log('');
+  log(textTable(figures));
+  log('');
+  log(
+    `${figures.filter((f) => f.holds).length} of ${figures.filter((f) => f.holds !== undefined).length} targets hold; ${minutes.toFixed(1)} min`,
+  );
+  if (chosen.length === 0) {
+    const path = resolve(repoRoot, 'docs/performance.md');
+    writeFileSync(
+      path,
+      performanceDocument({ figures, machine: host, log: notes, minutes, date: new Date() }),
+    );
+    log(`Wrote ${path}`);
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error(error instanceof Error ? (error.stack ?? error.message) : String(error));
+    process.exit(1);
+  },
+);
