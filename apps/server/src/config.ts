@@ -44,6 +44,9 @@ const envSchema = z.object({
   DATA_DIR: z.string().min(1).default(resolve(repoRoot, 'data')),
   DATABASE_URL: url('DATABASE_URL', ['postgres:', 'postgresql:']).optional(),
   DATABASE_POOL_SIZE: int('DATABASE_POOL_SIZE', 1, 500).default(20),
+  DATABASE_PREPARED_STATEMENTS: z
+    .enum(['on', 'off'], { error: 'DATABASE_PREPARED_STATEMENTS must be on or off' })
+    .default('on'),
   MQTT_URL: url('MQTT_URL', ['mqtt:', 'mqtts:', 'ws:', 'wss:']).optional(),
   MQTT_PORT: int('MQTT_PORT', 0, 65535).default(1884),
   MQTT_HOST: z.string().min(1).default('0.0.0.0'),
@@ -141,6 +144,8 @@ export type Config = {
   dataDir: string;
   databaseUrl: string | undefined;
   databasePoolSize: number;
+  /** Name parameterised queries (server-side prepared statements); off behind a pooler that cannot. */
+  databasePreparedStatements: boolean;
   mqttUrl: string | undefined;
   mqttPort: number;
   mqttHost: string;
@@ -213,6 +218,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     dataDir: resolve(e.DATA_DIR),
     databaseUrl: e.DATABASE_URL,
     databasePoolSize: e.DATABASE_POOL_SIZE,
+    databasePreparedStatements: e.DATABASE_PREPARED_STATEMENTS === 'on',
     mqttUrl: e.MQTT_URL,
     mqttPort: e.MQTT_PORT,
     mqttHost: e.MQTT_HOST,

@@ -23,6 +23,7 @@ export async function startServer(
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     poolSize: config.databasePoolSize,
+    preparedStatements: config.databasePreparedStatements,
   });
   try {
     await migrate(database.db);

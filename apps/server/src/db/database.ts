@@ -8,6 +8,7 @@ import { Kysely, Migrator, PostgresDialect, sql } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import pg from 'pg';
 import { MIGRATIONS } from './migrations/index';
+import { usePreparedStatements } from './prepared';
 import type { DB } from './types';
 
 export type DatabaseKind = 'pglite' | 'postgres';
@@ -24,6 +25,8 @@ export interface DatabaseOptions {
   databaseUrl?: string | undefined;
   dataDir: string;
   poolSize?: number;
+  /** PostgreSQL: run parameterised queries as named prepared statements (default on). */
+  preparedStatements?: boolean;
 }
 
 // int8 (count(*), bigint ids) as number on pg, like PGlite does: our counts stay far below 2^53.
@@ -36,7 +39,10 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     // report through the pool, checked-out ones through the query that fails (→ 503), and the pool then
     // opens fresh connections.
     pool.on('error', () => {});
-    pool.on('connect', (client) => client.on('error', () => {}));
+    pool.on('connect', (client) => {
+      client.on('error', () => {});
+      if (options.preparedStatements !== false) usePreparedStatements(client);
+    });
     const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
     return {
       db,
