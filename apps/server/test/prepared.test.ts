@@ -15,7 +15,7 @@ const postgresUrl = inject('postgresUrl');
 
 describe('prepared statements (a client of its own)', () => {
   it.skipIf(!postgresUrl)('prepares parameterised texts once under their name, up to the limit', async () => {
-    const client = new pg.Client({ connectionString: postgresUrl });
+    const client = new pg.Client({ connectionString: postgresUrl ?? undefined });
     await client.connect();
     try {
       usePreparedStatements(client, 2);
@@ -44,7 +44,7 @@ describe('prepared statements (a client of its own)', () => {
 describe('prepared statements (the server database)', () => {
   const withDatabase = async (preparedStatements: boolean | undefined, run: (names: string[]) => void) => {
     const name = `lendlock_p_${randomBytes(5).toString('hex')}`;
-    const admin = new pg.Client({ connectionString: postgresUrl });
+    const admin = new pg.Client({ connectionString: postgresUrl ?? undefined });
     await admin.connect();
     await admin.query(`CREATE DATABASE ${name}`);
     const url = new URL(postgresUrl as string);

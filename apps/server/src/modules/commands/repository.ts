@@ -35,6 +35,22 @@ export async function lockDeviceByImei(trx: Transaction<DB>, imei: string): Prom
     .executeTakeFirst();
 }
 
+/**
+ * The devices among `imeis` (by imei1) that no other transaction holds, locked for the rest of this one,
+ * in IMEI order. Devices another transaction holds are skipped, not waited for: see CommandService.issue.
+ */
+export async function lockFreeDevices(trx: Transaction<DB>, imeis: readonly string[]): Promise<DeviceRow[]> {
+  if (imeis.length === 0) return [];
+  return trx
+    .selectFrom('devices')
+    .selectAll()
+    .where('imei1', '=', sql<string>`ANY(${[...new Set(imeis)]}::text[])`)
+    .orderBy('imei1')
+    .forUpdate()
+    .skipLocked()
+    .execute();
+}
+
 /** An audit row's values (see appendAudit), written in the same statement as the command. */
 export interface AuditValues {
   actor_user_id: number | null;
@@ -53,51 +69,84 @@ export interface RecordedCommand {
   created_at: Date;
 }
 
+/** One command to record (see `recordCommands`). */
+export interface CommandRecord {
+  command: NewCommand;
+  /** The device's desired state after this command (state commands), as JSON. */
+  desired: string | null;
+  /** The device is online and the broker reachable: record it SENT, for the caller to publish. */
+  sendNow: boolean;
+  audit: AuditValues | null;
+}
+
+const text = (value: unknown): string | null =>
+  value === null || value === undefined ? null : value instanceof Date ? value.toISOString() : String(value);
+
 /**
- * Records one command in one statement, on a device the transaction holds locked: older never-sent
- * commands on the same state key become SUPERSEDED, the device's desired state (`desired`, for state
- * commands) and last command are set, and the command is inserted. With `sendNow` (its device is online
- * and the broker reachable) it is recorded as SENT, for the caller to publish after commit, unless an
- * older command of the device is still QUEUED: then it stays QUEUED and a dispatch sends both in order.
- * The audit row, when given, is appended by the same statement (one round trip for the whole record).
+ * Records commands in one statement, each on a different device that the transaction holds locked:
+ * older never-sent commands on the same device and state key become SUPERSEDED, each device's desired
+ * state (`desired`, for state commands) and last command are set, and the commands are inserted. One
+ * with `sendNow` is recorded as SENT, for the caller to publish after commit, unless an older command of
+ * its device is still QUEUED: then it stays QUEUED and a dispatch sends both in order. The audit rows,
+ * where given, are appended by the same statement. A single command is a list of one: single commands
+ * arriving together are recorded in one transaction (see CommandService.issue).
  */
-export async function recordCommand(
+export async function recordCommands(
   trx: Transaction<DB>,
-  input: { command: NewCommand; desired: string | null; sendNow: boolean; audit: AuditValues | null },
-): Promise<RecordedCommand> {
-  const c = input.command;
-  const a = input.audit;
-  const status = c.status ?? 'QUEUED';
-  const result = await sql<RecordedCommand>`
-    WITH audited AS (
+  records: readonly CommandRecord[],
+): Promise<(RecordedCommand & { transaction_id: string })[]> {
+  if (records.length === 0) return [];
+  if (new Set(records.map((r) => r.command.imei1)).size !== records.length)
+    throw new Error('recordCommands: one command per device');
+  // Every column as text, cast in SQL: arrays of dates and numbers travel the same on pg and PGlite.
+  const column = (pick: (r: CommandRecord) => unknown) => records.map((r) => text(pick(r)));
+  const result = await sql<RecordedCommand & { transaction_id: string }>`
+    WITH v AS (
+      SELECT * FROM unnest(
+        ${column((r) => r.command.transaction_id)}::text[], ${column((r) => r.command.imei1)}::text[],
+        ${column((r) => r.command.command)}::text[], ${column((r) => r.command.options)}::text[],
+        ${column((r) => r.command.kind)}::text[], ${column((r) => r.command.state_key)}::text[],
+        ${column((r) => r.command.interface)}::text[], ${column((r) => r.command.status ?? 'QUEUED')}::text[],
+        ${column((r) => r.command.result)}::text[], ${column((r) => r.command.completed_at)}::text[],
+        ${column((r) => r.command.priority)}::text[], ${column((r) => r.command.user_label)}::text[],
+        ${column((r) => r.command.user_id)}::text[], ${column((r) => r.command.key_id)}::text[],
+        ${column((r) => r.command.batch_id)}::text[], ${column((r) => r.command.expires_at)}::text[],
+        ${column((r) => r.desired)}::text[], ${column((r) => r.sendNow)}::text[],
+        ${column((r) => r.audit !== null)}::text[], ${column((r) => r.audit?.actor_user_id)}::text[],
+        ${column((r) => r.audit?.actor_key_id)}::text[], ${column((r) => r.audit?.actor)}::text[],
+        ${column((r) => r.audit?.action)}::text[], ${column((r) => r.audit?.target)}::text[],
+        ${column((r) => r.audit?.address)}::text[], ${column((r) => r.audit?.result)}::text[],
+        ${column((r) => r.audit?.details)}::text[]
+      ) AS v(tid, imei1, command, options, kind, state_key, iface, status, result, completed_at, priority,
+             user_label, user_id, key_id, batch_id, expires_at, desired, send_now, audited, a_user_id, a_key_id,
+             a_actor, a_action, a_target, a_address, a_result, a_details)
+    ), audited AS (
       INSERT INTO audit_log (actor_user_id, actor_key_id, actor, action, target, address, result, details)
-      SELECT ${a?.actor_user_id ?? null}::int, ${a?.actor_key_id ?? null}::int, ${a?.actor ?? ''}, ${a?.action ?? ''},
-             ${a?.target ?? null}, ${a?.address ?? null}, ${a?.result ?? ''}, ${a?.details ?? null}::jsonb
-      WHERE ${a !== null}
+      SELECT a_user_id::int, a_key_id::int, a_actor, a_action, a_target, a_address, a_result, a_details::jsonb
+      FROM v WHERE audited::boolean
     ), superseded AS (
-      UPDATE commands SET status = 'SUPERSEDED', completed_at = now()
-      WHERE ${c.state_key}::text IS NOT NULL AND imei1 = ${c.imei1} AND state_key = ${c.state_key}
-        AND status = 'QUEUED'
+      UPDATE commands c SET status = 'SUPERSEDED', completed_at = now()
+      FROM v
+      WHERE v.state_key IS NOT NULL AND c.imei1 = v.imei1 AND c.state_key = v.state_key AND c.status = 'QUEUED'
     ), device AS (
-      UPDATE devices SET desired_state = coalesce(${input.desired}::jsonb, desired_state),
-        last_command = ${c.command}, last_command_at = now()
-      WHERE imei1 = ${c.imei1}
+      UPDATE devices d SET desired_state = coalesce(v.desired::jsonb, d.desired_state),
+        last_command = v.command, last_command_at = now()
+      FROM v WHERE d.imei1 = v.imei1
     ), decided AS (
-      SELECT CASE WHEN ${input.sendNow} AND ${status}::text = 'QUEUED'
-                   AND NOT EXISTS (SELECT 1 FROM commands WHERE imei1 = ${c.imei1} AND status = 'QUEUED')
-                  THEN 'SENT' ELSE ${status}::text END AS status
+      SELECT v.*, CASE WHEN v.send_now::boolean AND v.status = 'QUEUED'
+                        AND NOT EXISTS (SELECT 1 FROM commands c WHERE c.imei1 = v.imei1 AND c.status = 'QUEUED')
+                       THEN 'SENT' ELSE v.status END AS final_status
+      FROM v
     )
     INSERT INTO commands (transaction_id, imei1, command, options, kind, state_key, interface, status, sent_at,
                           result, completed_at, priority, user_label, user_id, key_id, batch_id, expires_at)
-    SELECT ${c.transaction_id}, ${c.imei1}, ${c.command}, ${c.options}::jsonb, ${c.kind}, ${c.state_key},
-           ${c.interface}, decided.status, CASE WHEN decided.status = 'SENT' THEN now() END,
-           ${c.result ?? null}, ${c.completed_at ?? null}::timestamptz, ${c.priority}::smallint, ${c.user_label},
-           ${c.user_id}::int, ${c.key_id}::int, ${c.batch_id}::bigint, ${c.expires_at}::timestamptz
+    SELECT tid, imei1, command, options::jsonb, kind, state_key, iface, final_status,
+           CASE WHEN final_status = 'SENT' THEN now() END, result, completed_at::timestamptz, priority::smallint,
+           user_label, user_id::int, key_id::int, batch_id::bigint, expires_at::timestamptz
     FROM decided
-    RETURNING id, status, created_at`.execute(trx);
-  const row = result.rows[0];
-  if (!row) throw new Error('command not recorded');
-  return { ...row, id: Number(row.id) };
+    RETURNING id, transaction_id, status, created_at`.execute(trx);
+  if (result.rows.length !== records.length) throw new Error('commands not recorded');
+  return result.rows.map((row) => ({ ...row, id: Number(row.id) }));
 }
 
 /** Marks older never-sent commands of the same device and state key SUPERSEDED; returns how many. */

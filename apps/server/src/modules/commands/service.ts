@@ -35,6 +35,7 @@ import {
   applyAck,
   applyAcks,
   type ClaimedDeviceCommand,
+  type CommandRecord,
   cancelQueued,
   claimBatchForDispatch,
   claimForDispatch,
@@ -45,10 +46,12 @@ import {
   latestStandingCommand,
   lockDeviceByImei,
   lockDevices,
+  lockFreeDevices,
   pendingCommands,
   pendingKeysMany,
+  type RecordedCommand,
   type ReportedEntry,
-  recordCommand,
+  recordCommands,
   setOnlineMany,
   setReportedStates,
   unclaim,
@@ -108,11 +111,45 @@ function desiredOf(device: Pick<DeviceRow, 'desired_state'>): DeviceState {
   return { ...INITIAL_DEVICE_STATE, ...(device.desired_state ?? {}) };
 }
 
+/** Why a command for `device` is refused, if it is (the rules of every command, design.md §4). */
+function refusalOf(device: DeviceRow | undefined, actor: Principal | null): AppError | null {
+  // A retailer user sees only devices that retailer registered: others are simply not found.
+  if (!device || (actor?.retailerPhone && device.retailer_phone !== actor.retailerPhone)) {
+    return new AppError(404, 'NOT_FOUND', COMMAND_MESSAGES.notFound);
+  }
+  if (device.claimstatus === 'RELEASED' || desiredOf(device).released) {
+    return new AppError(409, 'CONFLICT', COMMAND_MESSAGES.released);
+  }
+  if (device.claimstatus === 'DEENROLLED') return new AppError(409, 'CONFLICT', COMMAND_MESSAGES.deenrolled);
+  return null;
+}
+
+/** Most single commands recorded in one transaction (see CommandService.issue). */
+const GROUP_MAX = 200;
+/** Transactions of single commands running at once. */
+const GROUPS_IN_FLIGHT = 2;
+
+interface WaitingIssue {
+  request: IssueRequest;
+  resolve(issued: Issued): void;
+  reject(error: unknown): void;
+}
+
+/** A recorded command, with what its dispatch after commit needs. */
+interface IssuedRecord {
+  issued: Issued;
+  online: boolean;
+  claimed: ClaimedDeviceCommand;
+  sent: boolean;
+}
+
 export class CommandService {
   private gateway: Gateway | null = null;
   private readonly inflight = new Set<Promise<unknown>>();
   private readonly inbox: { message: DeviceMessage; resolve(): void; reject(error: unknown): void }[] = [];
   private flushing = false;
+  private readonly waiting: WaitingIssue[] = [];
+  private groupsInFlight = 0;
 
   constructor(private readonly options: CommandServiceOptions) {}
 
@@ -125,14 +162,91 @@ export class CommandService {
     return this.gateway?.connected ?? false;
   }
 
-  /** Issues one command through the rules; sends it at once when the device is online. */
+  /**
+   * Issues one command through the rules; sends it at once when the device is online.
+   *
+   * Single commands that arrive together are recorded together: while GROUPS_IN_FLIGHT transactions are
+   * running, new requests wait and the next transaction takes up to GROUP_MAX of them (one lock statement,
+   * one record statement and one commit for all, instead of four statements each). The rules and the
+   * outcome of each command are those of a command on its own. A request whose device another transaction
+   * holds (a batch chunk, say), that names a device by its imei2, or that names a device already in the
+   * group, is issued on its own instead, waiting for its device as before; so is one whose group failed.
+   */
   async issue(request: IssueRequest): Promise<Issued> {
+    if (this.options.db.isTransaction || commandKind(request.command) === 'server')
+      return this.issueAlone(request);
+    return new Promise<Issued>((resolve, reject) => {
+      this.waiting.push({ request, resolve, reject });
+      this.startGroups();
+    });
+  }
+
+  private startGroups(): void {
+    while (this.groupsInFlight < GROUPS_IN_FLIGHT && this.waiting.length > 0) {
+      const group = this.waiting.splice(0, GROUP_MAX);
+      this.groupsInFlight += 1;
+      void this.issueGroup(group).finally(() => {
+        this.groupsInFlight -= 1;
+        this.startGroups();
+      });
+    }
+  }
+
+  private async issueGroup(group: readonly WaitingIssue[]): Promise<void> {
+    const alone: WaitingIssue[] = [];
+    let done: { waiting: WaitingIssue; issued: IssuedRecord }[];
+    const refused: { waiting: WaitingIssue; error: AppError }[] = [];
+    try {
+      done = await this.options.db.transaction().execute(async (trx) => {
+        const devices = new Map(
+          (
+            await lockFreeDevices(
+              trx,
+              group.map((w) => w.request.imei),
+            )
+          ).map((d) => [d.imei1, d]),
+        );
+        const taken = new Set<string>();
+        const planned: { waiting: WaitingIssue; record: CommandRecord; device: DeviceRow }[] = [];
+        for (const waiting of group) {
+          const device = devices.get(waiting.request.imei);
+          if (!device || taken.has(device.imei1)) {
+            alone.push(waiting);
+            continue;
+          }
+          const refusal = refusalOf(device, waiting.request.actor);
+          if (refusal) {
+            refused.push({ waiting, error: refusal });
+            continue;
+          }
+          taken.add(device.imei1);
+          planned.push({ waiting, device, record: this.recordOf(waiting.request, device, true) });
+        }
+        const recorded = await recordCommands(
+          trx,
+          planned.map((p) => p.record),
+        );
+        return planned.map((p, i) => ({
+          waiting: p.waiting,
+          issued: this.issuedOf(p.record, p.device, recorded[i]),
+        }));
+      });
+    } catch (error) {
+      // The group failed as a whole (a lost connection, a deadlock): each command on its own, with its own
+      // outcome.
+      this.options.log.warn({ err: error, commands: group.length }, 'single commands: issuing one by one');
+      await Promise.all(group.map((w) => this.issueAlone(w.request).then(w.resolve, w.reject)));
+      return;
+    }
+    for (const { waiting, error } of refused) waiting.reject(error);
+    this.afterCommit(done.map((d) => d.issued));
+    for (const { waiting, issued } of done) waiting.resolve(issued.issued);
+    await Promise.all(alone.map((w) => this.issueAlone(w.request).then(w.resolve, w.reject)));
+  }
+
+  /** One command in a transaction of its own (or the caller's). */
+  private async issueAlone(request: IssueRequest): Promise<Issued> {
     const { db } = this.options;
-    const kind = commandKind(request.command);
-    const stateKey = stateKeyOf(request.command);
-    const options = request.options ?? {};
-    const transactionId = randomUUID();
-    const actor = request.actor;
     // With a transaction of its own, a command for an online device is recorded as SENT and published
     // after commit (as a dispatch claim would, one statement fewer); in a caller's transaction, the
     // dispatch after commit is the caller's.
@@ -140,20 +254,10 @@ export class CommandService {
     const issued = await inTransaction(db, async (trx) => {
       // Serialise commands per device: two racing requests end in one well-defined order.
       const device = await lockDeviceByImei(trx, request.imei);
-      // A retailer user sees only devices that retailer registered: others are simply not found.
-      if (!device || (actor?.retailerPhone && device.retailer_phone !== actor.retailerPhone)) {
-        throw new AppError(404, 'NOT_FOUND', COMMAND_MESSAGES.notFound);
-      }
-      const desired = desiredOf(device);
-      if (device.claimstatus === 'RELEASED' || desired.released) {
-        throw new AppError(409, 'CONFLICT', COMMAND_MESSAGES.released);
-      }
-      if (device.claimstatus === 'DEENROLLED')
-        throw new AppError(409, 'CONFLICT', COMMAND_MESSAGES.deenrolled);
-
-      let status: CommandStatus = 'QUEUED';
-      let result: string | null = null;
-      if (kind === 'server') {
+      const refusal = refusalOf(device, request.actor);
+      if (refusal || !device) throw refusal;
+      const record = this.recordOf(request, device, ownTransaction);
+      if (record.command.kind === 'server') {
         // FORMATTEDDEVICE: the phone was formatted, its agent is gone; the server de-enrolls it.
         await trx
           .updateTable('devices')
@@ -164,67 +268,96 @@ export class CommandService {
           .insertInto('deenrollments')
           .values({ imei1: device.imei1, imei2: device.imei2, action: 'DEENROLLED' })
           .execute();
-        status = 'EXECUTED';
-        result = 'de-enrolled by the server';
       }
-      const recorded = await recordCommand(trx, {
-        command: {
-          transaction_id: transactionId,
-          imei1: device.imei1,
-          command: request.command,
-          options: JSON.stringify(options),
-          kind,
-          state_key: stateKey,
-          interface: request.iface,
-          status,
-          result,
-          completed_at: status === 'EXECUTED' ? new Date() : null,
-          priority: request.priority ?? 0,
-          user_label: actor?.email ?? 'system',
-          user_id: actor?.userId ?? null,
-          key_id: actor?.keyId ?? null,
-          batch_id: request.batchId ?? null,
-          expires_at: kind === 'oneshot' ? new Date(Date.now() + this.options.oneShotTtlMs) : null,
-        },
-        desired: stateKey ? JSON.stringify(applyCommand(desired, request.command, options)) : null,
-        sendNow: ownTransaction && status === 'QUEUED' && device.online && this.connected,
-        // Who, as appendAudit records it: the user (and key), or the system.
-        audit:
-          request.audit === false
-            ? null
-            : {
-                actor_user_id: actor?.userId ?? null,
-                actor_key_id: actor?.keyId ?? null,
-                actor: actor?.email ?? 'system',
-                action: `command.${request.command}`,
-                target: device.imei1,
-                address: request.address ?? null,
-                result: status,
-                details: JSON.stringify({
-                  transactionId,
-                  interface: request.iface,
-                  options,
-                  batchId: request.batchId ?? null,
-                }),
-              },
-      });
-      return { transactionId, imei1: device.imei1, status, online: device.online, recorded };
+      const [recorded] = await recordCommands(trx, [record]);
+      return this.issuedOf(record, device, recorded);
     });
-    if (issued.recorded.status === 'SENT') {
-      this.track(
-        this.publishClaimed([
-          {
-            id: issued.recorded.id,
-            transaction_id: transactionId,
-            imei1: issued.imei1,
-            command: request.command,
-            options,
-            created_at: issued.recorded.created_at,
-          },
-        ]),
-      );
-    } else if (issued.online && issued.status === 'QUEUED') this.track(this.dispatch(issued.imei1));
-    return { transactionId: issued.transactionId, imei1: issued.imei1, status: issued.status };
+    if (ownTransaction) this.afterCommit([issued]);
+    return issued.issued;
+  }
+
+  /** The row to record for `request` on `device` (locked), with the audit row that goes with it. */
+  private recordOf(request: IssueRequest, device: DeviceRow, ownTransaction: boolean): CommandRecord {
+    const kind = commandKind(request.command);
+    const stateKey = stateKeyOf(request.command);
+    const options = request.options ?? {};
+    const transactionId = randomUUID();
+    const actor = request.actor;
+    // FORMATTEDDEVICE is carried out by the server itself (see issueAlone): recorded as executed.
+    const status: CommandStatus = kind === 'server' ? 'EXECUTED' : 'QUEUED';
+    return {
+      command: {
+        transaction_id: transactionId,
+        imei1: device.imei1,
+        command: request.command,
+        options: JSON.stringify(options),
+        kind,
+        state_key: stateKey,
+        interface: request.iface,
+        status,
+        result: kind === 'server' ? 'de-enrolled by the server' : null,
+        completed_at: status === 'EXECUTED' ? new Date() : null,
+        priority: request.priority ?? 0,
+        user_label: actor?.email ?? 'system',
+        user_id: actor?.userId ?? null,
+        key_id: actor?.keyId ?? null,
+        batch_id: request.batchId ?? null,
+        expires_at: kind === 'oneshot' ? new Date(Date.now() + this.options.oneShotTtlMs) : null,
+      },
+      desired: stateKey ? JSON.stringify(applyCommand(desiredOf(device), request.command, options)) : null,
+      sendNow: ownTransaction && status === 'QUEUED' && device.online && this.connected,
+      // Who, as appendAudit records it: the user (and key), or the system.
+      audit:
+        request.audit === false
+          ? null
+          : {
+              actor_user_id: actor?.userId ?? null,
+              actor_key_id: actor?.keyId ?? null,
+              actor: actor?.email ?? 'system',
+              action: `command.${request.command}`,
+              target: device.imei1,
+              address: request.address ?? null,
+              result: status,
+              details: JSON.stringify({
+                transactionId,
+                interface: request.iface,
+                options,
+                batchId: request.batchId ?? null,
+              }),
+            },
+    };
+  }
+
+  private issuedOf(
+    record: CommandRecord,
+    device: DeviceRow,
+    recorded: (RecordedCommand & { transaction_id: string }) | undefined,
+  ): IssuedRecord {
+    if (!recorded || recorded.transaction_id !== record.command.transaction_id)
+      throw new Error('command not recorded');
+    const c = record.command;
+    return {
+      issued: { transactionId: c.transaction_id, imei1: c.imei1, status: c.status ?? 'QUEUED' },
+      online: device.online,
+      claimed: {
+        id: recorded.id,
+        transaction_id: c.transaction_id,
+        imei1: c.imei1,
+        command: c.command,
+        options: JSON.parse(c.options) as CommandOptions,
+        created_at: recorded.created_at,
+      },
+      sent: recorded.status === 'SENT',
+    };
+  }
+
+  /** After commit: publishes the commands recorded SENT; sends the queued ones of online devices. */
+  private afterCommit(issued: readonly IssuedRecord[]): void {
+    const sent = issued.filter((i) => i.sent).map((i) => i.claimed);
+    if (sent.length > 0) this.track(this.publishClaimed(sent));
+    for (const i of issued) {
+      if (!i.sent && i.online && i.issued.status === 'QUEUED') this.track(this.dispatch(i.issued.imei1));
+    }
   }
 
   /**
