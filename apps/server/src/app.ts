@@ -83,6 +83,13 @@ export async function resolveSetting(
   return row.value;
 }
 
+/** Request ids: a random prefix per instance and a counter. */
+function requestIds(): () => string {
+  const prefix = randomBytes(4).toString('hex');
+  let next = 0;
+  return () => `${prefix}-${(next++).toString(36)}`;
+}
+
 export function loggerOptions(level: string): FastifyServerOptions['logger'] {
   return {
     level,
@@ -149,7 +156,9 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     bodyLimit: 1024 * 1024,
     return503OnClosing: true,
     requestIdHeader: false,
-    genReqId: () => randomBytes(8).toString('hex'),
+    // Unique per instance (a random prefix) and per request (a counter): cheap, and enough to follow a
+    // request through the logs.
+    genReqId: requestIds(),
   });
   const commands = new CommandService({
     db: database.db,

@@ -8,6 +8,7 @@ import fastifyStatic from '@fastify/static';
 import { API_BASE, KEY_API_BASE, type RuntimeConfig } from '@lendlock/contract';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isEnvelopedPath } from './envelope';
+import { cspWithNonce } from './security';
 
 const NONCE_PLACEHOLDER = /__CSP_NONCE__/g;
 
@@ -49,7 +50,7 @@ export async function registerWeb(
         .type('text/plain; charset=utf-8')
         .send('The console is not built. Run `npm run build` (or `npm start`, which builds it).');
     }
-    const nonce = (reply as unknown as { cspNonce?: { style: string } }).cspNonce?.style ?? '';
+    const nonce = cspWithNonce(reply);
     return reply
       .type('text/html; charset=utf-8')
       .header('cache-control', 'no-store')
