@@ -310,7 +310,7 @@ export async function exportBenchmark(
       );
       misses.push(
         `peak RSS ${fmt.mb(run.peak)}, ${Math.round((run.peak / (300 * MB) - 1) * 100)} % over 300 MB. The server ` +
-          `already holds ${fmt.mb(run.idle)} when idle (Node, the tsx loader and the server's modules). The export's ` +
+          `already holds ${fmt.mb(run.idle)} when idle (Node and the server's modules). The export's ` +
           'own memory is bounded (pages of 5,000 rows, the zip compressor paced by `keepPace`, the ' +
           `response by back-pressure): ExcelJS alone holds ${fmt.mb(bare.liveHeap)} of live heap halfway through. ` +
           'The rest is garbage that V8 lets pile up: on a machine with 24 GB it lets the old generation grow ' +

@@ -83,7 +83,7 @@ Beside them, for issue 9 (\`bench/release.ts\`): one release typed by an operato
 simulated device while 50 clients read (homeData, devicedetails, auditReportByImei) and two
 100,000-row batches run, on PostgreSQL; the clock runs until the release is EXECUTED.
 
-Every server runs as its own process (\`node --import tsx apps/server/src/main.ts\`, \`LOG_LEVEL=warn\`,
+Every server runs as its own process, as \`npm start\` runs it (\`node apps/server/dist/main.js\`, \`LOG_LEVEL=warn\`,
 default settings otherwise), so the clients and simulated devices never share its event loop. The
 lines "CPU: …" below split the CPU time of each measurement between the server, PostgreSQL, Mosquitto,
 the benchmark process (clients and simulated devices) and anything else on the machine.`;
@@ -93,7 +93,7 @@ const HOW = `## How to run
 \`\`\`
 npm run bench                      # every benchmark, the table, and this file rewritten
 npm run bench -- batch commands    # only some (batch, commands, scale, console, release); this file is kept
-node --import tsx bench/batch.ts postgres   # one benchmark on its own (see bench/README.md)
+npm run build && node --import tsx bench/batch.ts postgres   # one on its own (bench/README.md)
 \`\`\`
 
 It needs PostgreSQL at \`BENCH_DATABASE_URL\` (default \`postgres://postgres@127.0.0.1:5432/test\`; a user

@@ -1,10 +1,11 @@
 /**
- * A Lendlock server as a child process (`node --import tsx apps/server/src/main.ts`), as production runs
- * it: the benchmark's own work (clients, simulated devices) never shares its event loop.
+ * A Lendlock server as a child process (`node apps/server/dist/main.js`, the bundle `npm run build`
+ * makes), as production runs it: the benchmark's own work (clients, simulated devices) never shares its
+ * event loop. `npm run bench` builds first; a benchmark run on its own needs `npm run build` once.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -59,7 +60,9 @@ export async function startServerProcess(
     ...(process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean),
     ...extraNodeArgs,
   ];
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'src/main.ts'], {
+  if (!existsSync(resolve(serverDir, 'dist/main.js')))
+    throw new Error('apps/server/dist/main.js is missing: run `npm run build` first');
+  const child = spawn(process.execPath, [...nodeArgs, 'dist/main.js'], {
     cwd: serverDir,
     env: {
       PATH: process.env.PATH ?? '',

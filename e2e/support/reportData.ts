@@ -24,7 +24,7 @@ export async function seedDemoHistory(options: { devices: number }): Promise<See
   const dispose = () => rmSync(dir, { recursive: true, force: true });
   try {
     const [port, mqttPort] = [await freePort(), await freePort()];
-    const child = spawn(process.execPath, ['--import', 'tsx', 'apps/server/src/main.ts'], {
+    const child = spawn(process.execPath, ['apps/server/dist/main.js'], {
       cwd: REPO_ROOT,
       env: {
         ...process.env,

@@ -9,7 +9,8 @@ import { promisify } from 'node:util';
 
 export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const CLI = 'apps/server/src/cli.ts';
-const MAIN = 'apps/server/src/main.ts';
+/** The server as `npm start` runs it: the bundle that `npm run build` makes (npm test builds it first). */
+const MAIN = 'apps/server/dist/main.js';
 
 const baseEnv = (dataDir: string): NodeJS.ProcessEnv => ({
   ...process.env,
@@ -63,7 +64,7 @@ export async function startServer(options: {
   cpSync(options.templateDataDir, dataDir, { recursive: true });
   const [port, mqttPort] = [await freePort(), await freePort()];
   const baseUrl = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
+  const child = spawn(process.execPath, [MAIN], {
     cwd: REPO_ROOT,
     env: {
       ...baseEnv(dataDir),

@@ -45,6 +45,11 @@ export class SimulatedDevice extends EventEmitter {
   private readonly executed = new Set<string>();
   private client: MqttClient | null = null;
   credentials: Credentials | null = null;
+  /**
+   * Tests: the agent stops right after acknowledging DELIVERED for the next command, before executing it
+   * (as a phone whose agent crashed would), and drops off the network.
+   */
+  crashAfterNextDelivery = false;
 
   constructor(
     readonly profile: DeviceRegistration,
@@ -164,6 +169,17 @@ export class SimulatedDevice extends EventEmitter {
     if (this.executed.has(parsed.id)) {
       // QoS 1 redelivery or a resend: already done, say so again, do nothing twice.
       this.ack({ id: parsed.id, status: 'EXECUTED', state: this.state, result: 'already executed' });
+      return;
+    }
+    if (this.crashAfterNextDelivery) {
+      // The acknowledgement leaves (the broker has it), then the agent is gone.
+      this.crashAfterNextDelivery = false;
+      this.client?.publish(
+        topics.ack(this.imei),
+        JSON.stringify({ id: parsed.id, status: 'DELIVERED' } satisfies AckMessage),
+        { qos: 1 },
+        () => void this.dropOffline().then(() => this.emit('crashed', parsed)),
+      );
       return;
     }
     this.ack({ id: parsed.id, status: 'DELIVERED' });

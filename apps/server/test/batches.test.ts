@@ -260,6 +260,59 @@ describe.each(databaseKinds())('batches on %s', (kind) => {
     expect(items.rows[0]?.n).toBe(0);
   });
 
+  it('a lease that lapsed while its instance could not reach the database is picked up by that instance; a graceful stop leaves the batch to the others', async () => {
+    const imeis = randomImeis(300);
+    await seedDevices(database, imeis);
+    await server.app.ctx.batches.stop();
+    const instance = () =>
+      new BatchService({
+        db: database.db,
+        commands: server.app.ctx.commands,
+        log: server.app.log,
+        oneShotTtlMs: 1000,
+        chunkSize: 50,
+      });
+    const [first, second] = [instance(), instance()];
+    try {
+      const { batchId } = (await upload('bulkSetAlarmCopy', imeiCsv(imeis))).json();
+      expect(await first.step()).toBe(true);
+      expect((await progress(batchId)).processed).toBe(50);
+      // The database was out of reach for longer than the lease: the batch shows as interrupted, and
+      // another instance leaves it to the operator.
+      await sql`UPDATE batches SET lease_until = now() - interval '1 minute' WHERE id = ${batchId}`.execute(
+        database.db,
+      );
+      expect((await progress(batchId)).phase).toBe('interrupted');
+      expect(await second.step()).toBe(false);
+      // The instance that held it goes on where it stopped.
+      expect(await first.step()).toBe(true);
+      expect(await progress(batchId)).toMatchObject({ phase: 'running', processed: 100 });
+      // A graceful stop keeps the lease: another instance working on the batch goes on with it.
+      await first.stop();
+      expect((await progress(batchId)).phase).toBe('running');
+      expect(await second.step()).toBe(true);
+      expect((await progress(batchId)).processed).toBe(150);
+      await second.stop();
+      // With no instance left, the lease lapses and the operator resumes the batch (spec §4.4).
+      await sql`UPDATE batches SET lease_until = now() - interval '1 second' WHERE id = ${batchId}`.execute(
+        database.db,
+      );
+      expect((await progress(batchId)).phase).toBe('interrupted');
+      await call('v2/batch/resume', { batchId });
+      server.app.ctx.batches.start();
+      await waitComplete(batchId);
+      const stats = await sql<{ n: number; distinct_imeis: number }>`
+        SELECT count(*)::int AS n, count(DISTINCT imei1)::int AS distinct_imeis FROM commands WHERE batch_id = ${batchId}`.execute(
+        database.db,
+      );
+      expect(stats.rows[0]).toEqual({ n: 300, distinct_imeis: 300 });
+    } finally {
+      await first.stop();
+      await second.stop();
+      server.app.ctx.batches.start();
+    }
+  });
+
   it('serves the legacy per-IMEI loop: getimeidetails, updateStatusOnServer, updateCommandOnServer', async () => {
     const [known] = randomImeis(1);
     await seedDevices(database, [known ?? '']);

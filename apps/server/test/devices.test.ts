@@ -138,6 +138,36 @@ describe.each(combos)('devices on %s with the %s broker', (kind, channel) => {
     expect(agent.executions.get(issued.transactionId)).toBe(1);
   });
 
+  it('a command DELIVERED to an agent that stopped before executing it is executed once it is back', async () => {
+    const agent = device();
+    const credentials = await agent.register();
+    await agent.connect(credentials);
+    await online(agent.imei, true);
+    agent.crashAfterNextDelivery = true;
+    const issued = await commands.issue({ imei: agent.imei, command: 'LOCK', iface: 'S', actor: null });
+    await eventually(issued.transactionId, 'DELIVERED');
+    await online(agent.imei, false);
+    expect(agent.state.locked).toBe(false);
+    // Back online: the unfinished command is sent again and executed, once.
+    await agent.connect(credentials);
+    await eventually(issued.transactionId, 'EXECUTED');
+    expect(agent.state.locked).toBe(true);
+    expect(agent.received.filter((m) => m.id === issued.transactionId)).toHaveLength(2);
+    expect(agent.executions.get(issued.transactionId)).toBe(1);
+    // An agent that had executed it before stopping answers 'already executed' and does not do it twice.
+    await database.db
+      .updateTable('commands')
+      .set({ status: 'DELIVERED', completed_at: null })
+      .where('transaction_id', '=', issued.transactionId)
+      .execute();
+    await agent.dropOffline();
+    await online(agent.imei, false);
+    await agent.connect(credentials);
+    await eventually(issued.transactionId, 'EXECUTED');
+    expect(agent.received.filter((m) => m.id === issued.transactionId)).toHaveLength(3);
+    expect(agent.executions.get(issued.transactionId)).toBe(1);
+  });
+
   it('a cancelled pending command never reaches the device', async () => {
     const agent = device();
     const credentials = await agent.register();

@@ -1,9 +1,10 @@
 /**
  * Durable server-side batches (design.md §3.3): a batch and its rows are stored at upload; workers on every
  * instance process them in chunks of 50 (see chunk.ts) and keep the progress (last IMEI, counts) in the
- * batch row. A batch whose lease lapsed (its server crashed or stopped) is not picked up again on its
- * own: the console shows it as an incomplete batch that the operator resumes (Process) or discards
- * (New Batch), as spec §4.4 describes.
+ * batch row. A batch whose lease lapsed (its server crashed or stopped) is not picked up again by
+ * another instance on its own: the console shows it as an incomplete batch that the operator resumes
+ * (Process) or discards (New Batch), as spec §4.4 describes. The instance that held the lease takes it up
+ * again (its lease may lapse while the database is out of reach).
  */
 
 import { randomBytes } from 'node:crypto';
@@ -187,8 +188,10 @@ export class BatchService {
   }
 
   /**
-   * Stops this instance's workers. Its batches keep their place and show as interrupted: after a restart
-   * the operator resumes them from the console (spec §4.4), exactly where they stopped.
+   * Stops this instance's workers after the chunks under way. Its batches keep their place and their
+   * leases, which lapse on their own within LEASE_MS: another instance working on the same batch renews
+   * the lease and goes on with it; with none, the batch shows as interrupted and the operator resumes it
+   * from the console (spec §4.4), exactly where it stopped.
    */
   async stop(): Promise<void> {
     if (this.stopped) return;
@@ -196,15 +199,6 @@ export class BatchService {
     this.poke();
     await Promise.allSettled(this.loops);
     this.loops = [];
-    await this.options.db
-      .updateTable('batches')
-      .set({ lease_until: sql<Date>`now()` as unknown as Date })
-      .where('lease_owner', '=', this.instanceId)
-      .where('status', '=', 'incomplete')
-      .execute()
-      .catch((error: unknown) =>
-        this.options.log.warn({ err: error }, 'batch worker: could not release leases'),
-      );
   }
 
   poke(): void {
@@ -238,7 +232,10 @@ export class BatchService {
     }
   }
 
-  /** Picks a runnable batch (new, or running under a live lease), takes or renews the lease, runs one chunk. */
+  /**
+   * Picks a runnable batch (new, running under a live lease, or under this instance's own lease, which may
+   * have lapsed while the database was out of reach), takes or renews the lease, runs one chunk.
+   */
   async step(): Promise<boolean> {
     const { db } = this.options;
     const picked = await sql<BatchRow & { retailer_phone: string | null }>`
@@ -246,7 +243,8 @@ export class BatchService {
         started_at = coalesce(started_at, now())
       WHERE b.id = (
         SELECT id FROM batches
-        WHERE status = 'incomplete' AND NOT paused AND (lease_owner IS NULL OR lease_until > now())
+        WHERE status = 'incomplete' AND NOT paused
+          AND (lease_owner IS NULL OR lease_until > now() OR lease_owner = ${this.instanceId})
         ORDER BY id LIMIT 1
       )
       RETURNING b.*, (SELECT retailer_phone FROM users u WHERE u.id = b.user_id) AS retailer_phone`.execute(

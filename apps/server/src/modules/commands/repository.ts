@@ -161,6 +161,9 @@ export async function supersedeQueued(db: Db, imei1: string, stateKey: string): 
   return Number(result.numUpdatedRows);
 }
 
+/** A claimed command becomes SENT, unless it was DELIVERED already (sent again after a reconnect). */
+const CLAIMED_STATUS = sql`CASE WHEN status = 'DELIVERED' THEN 'DELIVERED' ELSE 'SENT' END`;
+
 export interface ClaimedCommand {
   id: number;
   transaction_id: string;
@@ -171,20 +174,24 @@ export interface ClaimedCommand {
 
 /**
  * Claims the commands to send to one online device, oldest first: every QUEUED one, and SENT ones not yet
- * acknowledged (all of them after a reconnect, else those older than `resendAfterMs`). SKIP LOCKED lets
- * several instances dispatch at once without sending a command twice at the same moment.
+ * acknowledged (all of them after a reconnect, else those older than `resendAfterMs`). After a reconnect
+ * (`reconnected`), DELIVERED ones too: the agent may have stopped between its two acknowledgements, and
+ * answers an id it has executed with EXECUTED again (docs/device-protocol.md); they stay DELIVERED. SKIP
+ * LOCKED lets several instances dispatch at once without sending a command twice at the same moment.
  */
 export async function claimForDispatch(
   db: Kysely<DB>,
   imei1: string,
   resendAfterMs: number,
+  reconnected = false,
 ): Promise<ClaimedCommand[]> {
   const result = await sql<ClaimedCommand>`
-    UPDATE commands SET status = 'SENT', sent_at = now()
+    UPDATE commands SET status = ${CLAIMED_STATUS}, sent_at = now()
     WHERE id IN (
       SELECT c.id FROM commands c JOIN devices d ON d.imei1 = c.imei1 AND d.online
       WHERE c.imei1 = ${imei1}
-        AND (c.status = 'QUEUED' OR (c.status = 'SENT' AND c.sent_at <= now() - ${resendAfterMs} * interval '1 millisecond'))
+        AND (c.status = 'QUEUED' OR (c.status = 'SENT' AND c.sent_at <= now() - ${resendAfterMs} * interval '1 millisecond')
+             OR (${reconnected} AND c.status = 'DELIVERED'))
       ORDER BY c.id
       FOR UPDATE OF c SKIP LOCKED
     )
@@ -330,10 +337,11 @@ export async function claimForDispatchMany(
   db: Db,
   imeis: readonly string[],
   resendAfterMs: number,
+  reconnected = false,
 ): Promise<ClaimedDeviceCommand[]> {
   if (imeis.length === 0) return [];
   const result = await sql<ClaimedDeviceCommand>`
-    UPDATE commands SET status = 'SENT', sent_at = now()
+    UPDATE commands SET status = ${CLAIMED_STATUS}, sent_at = now()
     WHERE id IN (
       -- Driven by the list (a probe per device): \`imei1 = ANY(list)\` may instead be planned as a probe
       -- of the whole list for every device online, which is quadratic when thousands come online.
@@ -341,6 +349,7 @@ export async function claimForDispatchMany(
       JOIN commands c ON c.imei1 = v.imei
       JOIN devices d ON d.imei1 = c.imei1 AND d.online
       WHERE c.status = 'QUEUED' OR (c.status = 'SENT' AND c.sent_at <= now() - ${resendAfterMs} * interval '1 millisecond')
+         OR (${reconnected} AND c.status = 'DELIVERED')
       ORDER BY c.id
       FOR UPDATE OF c SKIP LOCKED
     )

@@ -440,6 +440,7 @@ export class CommandService {
       this.options.db,
       imeis,
       resendAll ? 0 : this.options.resendAfterMs,
+      resendAll,
     );
     return this.publishClaimed(claimed);
   }
@@ -479,6 +480,7 @@ export class CommandService {
       this.options.db,
       imei1,
       resendAll ? 0 : this.options.resendAfterMs,
+      resendAll,
     );
     let sent = 0;
     for (const [index, command] of claimed.entries()) {
