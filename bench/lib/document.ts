@@ -25,6 +25,19 @@ Changes made for these benchmarks (the code, not the benchmarks, was made faster
   address, a plan that needs no statistics of a batch just uploaded.
 - **Single commands**: the device is locked by a primary-key probe; supersede, desired state, command
   and audit row are one statement; a command for an online device is sent without a claim query.
+  Commands that arrive together are recorded together: while two transactions of single commands run,
+  new ones wait, and the next transaction takes up to 200 of them (one lock, one record statement and one
+  commit for all; each keeps its own outcome, audit row and acknowledgement). With 50 clients this took
+  the figure from 874 commands/s (p99 93 ms) to about 1,900 (p99 47 ms).
+- **Server-side prepared statements** on PostgreSQL (\`db/prepared.ts\`): every parameterised query is
+  named by its text, so PostgreSQL parses it once per connection and reuses its plan; it had spent about
+  half of its CPU on the single-command path parsing and planning. This alone: 874 → 1,156 commands/s.
+- **Security headers** are computed once at start instead of for every answer (helmet directly; the
+  console page alone gets a fresh style nonce), and request ids come from a counter: together about
+  7 % of the server's CPU on small calls (1,921 → 2,539 commands/s).
+- **The server runs as a bundle** (\`apps/server/dist/main.js\`, esbuild) rather than through the tsx
+  loader: about 80 MB less memory at idle (218 → 136 MB), which brought the export's peak RSS under
+  300 MB.
 - **The device channel** speaks MQTT 5 to an external broker, with the largest receive maximum:
   Mosquitto's default window for 3.1.1 clients (20 in flight, 1,000 queued) silently dropped device
   acknowledgements during a burst. What the gateway writes in one turn of the event loop leaves in one
