@@ -2,14 +2,13 @@
  * Durable server-side batches: upload, validation, chunked processing with exact counts, the resume
  * flow, sharing between instances, and the legacy per-IMEI calls.
  */
-import { MESSAGES, type Session } from '@lendlock/contract';
-import type { SimulatedDevice } from '@lendlock/device-sim';
+import { MESSAGES } from '@lendlock/contract';
 import { imeiFor } from '@lendlock/device-sim';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { BatchService } from '../src/modules/batches/service';
-import { databaseKinds, openTestDatabase, type TestDatabase } from './db';
-import { type DeviceServer, simulatedDevice, startDeviceServer } from './devices';
+import { databaseKinds, type TestDatabase } from './db';
+import { deviceSuite, simulatedDevice } from './devices';
 import { buildUser, loginAs } from './factories';
 import { imeiCsv, multipart } from './multipart';
 
@@ -30,41 +29,28 @@ const randomImeis = (n: number) => {
 };
 
 describe.each(databaseKinds())('batches on %s', (kind) => {
-  let database: TestDatabase;
-  let server: DeviceServer;
-  let admin: Session;
-  const devices: SimulatedDevice[] = [];
-
-  beforeAll(async () => {
-    database = await openTestDatabase(kind);
-    server = await startDeviceServer(database, 'embedded', { batchWorkers: 2 });
-    admin = await loginAs(server.app, await buildUser(database, { userlevel: 'ADMIN' }));
-  });
-  afterAll(async () => {
-    await Promise.all(devices.map((d) => d.disconnect().catch(() => {})));
-    await server?.close();
-    await database?.close();
-  });
+  const suite = deviceSuite(kind, { batchWorkers: 2 });
+  const { devices } = suite;
 
   const upload = (
     script: string,
     content: string,
     options: { token?: string; name?: string; type?: string; fields?: Record<string, string> } = {},
   ) => {
-    const body = multipart(options.fields ?? { user: admin.email }, {
+    const body = multipart(options.fields ?? { user: suite.admin.email }, {
       name: options.name ?? 'devices.csv',
       type: options.type ?? 'text/csv',
       content,
     });
-    return server.app.inject({
+    return suite.server.app.inject({
       method: 'POST',
       url: `/api/${script}.php`,
-      headers: { ...body.headers, 'x-api-key': options.token ?? admin.token },
+      headers: { ...body.headers, 'x-api-key': options.token ?? suite.admin.token },
       payload: body.payload,
     });
   };
-  const call = (url: string, payload: object, token = admin.token) =>
-    server.app.inject({ method: 'POST', url: `/api/${url}`, headers: { 'x-api-key': token }, payload });
+  const call = (url: string, payload: object, token = suite.admin.token) =>
+    suite.server.app.inject({ method: 'POST', url: `/api/${url}`, headers: { 'x-api-key': token }, payload });
   const progress = async (batchId: number) => (await call('v2/batch/progress', { batchId })).json().batch;
   const waitComplete = (batchId: number, timeout = 60_000) =>
     vi.waitFor(async () => expect((await progress(batchId)).isComplete).toBe('complete'), {
@@ -73,14 +59,14 @@ describe.each(databaseKinds())('batches on %s', (kind) => {
     });
 
   it('runs an uploaded batch on the server: found devices get the command (interface B), unknown IMEIs are not found', async () => {
-    const online = [simulatedDevice(server), simulatedDevice(server)];
+    const online = [simulatedDevice(suite.server), simulatedDevice(suite.server)];
     devices.push(...online);
     for (const device of online) {
       await device.register();
       await device.connect();
     }
     const registered = randomImeis(120);
-    await seedDevices(database, registered);
+    await seedDevices(suite.database, registered);
     const unknown = randomImeis(30);
     const list = [...online.map((d) => d.imei), ...registered, ...unknown];
     const response = await upload('bulkLockCopy', imeiCsv(list));
@@ -100,7 +86,7 @@ describe.each(databaseKinds())('batches on %s', (kind) => {
       processed: 152,
       lastimei: unknown.at(-1),
     });
-    const commands = await database.db
+    const commands = await suite.database.db
       .selectFrom('commands')
       .select(['imei1', 'interface', 'command'])
       .where('batch_id', '=', batchId)
@@ -116,7 +102,7 @@ describe.each(databaseKinds())('batches on %s', (kind) => {
   });
 
   it('validates the file again on the server with the spec messages and stores nothing on a refusal', async () => {
-    const before = await database.db
+    const before = await suite.database.db
       .selectFrom('batches')
       .select(sql<number>`count(*)::int`.as('n'))
       .executeTakeFirstOrThrow();
@@ -137,7 +123,7 @@ describe.each(databaseKinds())('batches on %s', (kind) => {
     });
     expect(notCsv.statusCode).toBe(415);
     expect(notCsv.json().message).toBe(MESSAGES.onlyCsv);
-    const after = await database.db
+    const after = await suite.database.db
       .selectFrom('batches')
       .select(sql<number>`count(*)::int`.as('n'))
       .executeTakeFirstOrThrow();
@@ -148,7 +134,10 @@ describe.each(databaseKinds())('batches on %s', (kind) => {
   });
 
   it('refuses a USER without the screen permission and a form naming someone else', async () => {
-    const user = await loginAs(server.app, await buildUser(database, { permissions: ['unlockDevice'] }));
+    const user = await loginAs(
+      suite.server.app,
+      await buildUser(suite.database, { permissions: ['unlockDevice'] }),
+    );
     const refused = await upload('bulkLockCopy', imeiCsv(randomImeis(2)), {
       token: user.token,
       fields: { user: user.email },
@@ -162,15 +151,15 @@ describe.each(databaseKinds())('batches on %s', (kind) => {
 
   it('grey batches carry the grade; paused batches wait and resume exactly where they stopped', async () => {
     const imeis = randomImeis(400);
-    await seedDevices(database, imeis);
+    await seedDevices(suite.database, imeis);
     // Workers held while the batch is stored and paused, so the pause lands before any chunk.
-    await server.app.ctx.batches.stop();
+    await suite.server.app.ctx.batches.stop();
     const response = await upload('bulkGreyCopy', imeiCsv(imeis), {
-      fields: { user: admin.email, level: 'level2' },
+      fields: { user: suite.admin.email, level: 'level2' },
     });
     const { batchId } = response.json();
     await call('v2/batch/pause', { batchId });
-    server.app.ctx.batches.start();
+    suite.server.app.ctx.batches.start();
     // A chunk already under way finishes; after that nothing moves.
     await new Promise((r) => setTimeout(r, 300));
     const paused = await progress(batchId);
@@ -182,7 +171,7 @@ describe.each(databaseKinds())('batches on %s', (kind) => {
     expect(stillPaused.processed).toBe(paused.processed);
     await call('v2/batch/resume', { batchId });
     await waitComplete(batchId);
-    const commands = await database.db
+    const commands = await suite.database.db
       .selectFrom('commands')
       .select(['imei1', 'options'])
       .where('batch_id', '=', batchId)
@@ -193,7 +182,7 @@ describe.each(databaseKinds())('batches on %s', (kind) => {
   });
 
   it('runs a Notify batch: each row carries its generated header and message to the device', async () => {
-    const device = simulatedDevice(server);
+    const device = simulatedDevice(suite.server);
     devices.push(device);
     await device.register();
     await device.connect();
@@ -221,23 +210,23 @@ describe.each(databaseKinds())('batches on %s', (kind) => {
 
   it('New Batch discards the rest of a batch', async () => {
     const imeis = randomImeis(300);
-    await server.app.ctx.batches.stop();
+    await suite.server.app.ctx.batches.stop();
     const { batchId } = (await upload('bulkSetAlarmCopy', imeiCsv(imeis))).json();
     const cancelled = (await call('v2/batch/cancel', { batchId })).json().batch;
-    server.app.ctx.batches.start();
+    suite.server.app.ctx.batches.start();
     expect(cancelled.isComplete).toBe('cancelled');
     expect((await call('v2/batch/current', { statusOf: 'activatealarmfiles' })).json().batch).toBeNull();
   });
 
   it('two instances on one database share a batch with no IMEI processed twice', async () => {
     const imeis = randomImeis(1500);
-    await seedDevices(database, imeis);
+    await seedDevices(suite.database, imeis);
     const { batchId } = (await upload('bulkBlockCopy', imeiCsv(imeis))).json();
     // A second instance's workers join the same batch.
     const second = new BatchService({
-      db: database.db,
-      commands: server.app.ctx.commands,
-      log: server.app.log,
+      db: suite.database.db,
+      commands: suite.server.app.ctx.commands,
+      log: suite.server.app.log,
       oneShotTtlMs: 1000,
       workers: 2,
     });
@@ -249,26 +238,26 @@ describe.each(databaseKinds())('batches on %s', (kind) => {
     }
     const stats = await sql<{ n: number; distinct_imeis: number }>`
       SELECT count(*)::int AS n, count(DISTINCT imei1)::int AS distinct_imeis FROM commands WHERE batch_id = ${batchId}`.execute(
-      database.db,
+      suite.database.db,
     );
     expect(stats.rows[0]).toEqual({ n: 1500, distinct_imeis: 1500 });
     const items = await sql<{
       n: number;
     }>`SELECT count(*)::int AS n FROM batch_items WHERE batch_id = ${batchId} AND result IS NULL`.execute(
-      database.db,
+      suite.database.db,
     );
     expect(items.rows[0]?.n).toBe(0);
   });
 
   it('a lease that lapsed while its instance could not reach the database is picked up by that instance; a graceful stop leaves the batch to the others', async () => {
     const imeis = randomImeis(300);
-    await seedDevices(database, imeis);
-    await server.app.ctx.batches.stop();
+    await seedDevices(suite.database, imeis);
+    await suite.server.app.ctx.batches.stop();
     const instance = () =>
       new BatchService({
-        db: database.db,
-        commands: server.app.ctx.commands,
-        log: server.app.log,
+        db: suite.database.db,
+        commands: suite.server.app.ctx.commands,
+        log: suite.server.app.log,
         oneShotTtlMs: 1000,
         chunkSize: 50,
       });
@@ -277,10 +266,10 @@ describe.each(databaseKinds())('batches on %s', (kind) => {
       const { batchId } = (await upload('bulkSetAlarmCopy', imeiCsv(imeis))).json();
       expect(await first.step()).toBe(true);
       expect((await progress(batchId)).processed).toBe(50);
-      // The database was out of reach for longer than the lease: the batch shows as interrupted, and
+      // The suite.database was out of reach for longer than the lease: the batch shows as interrupted, and
       // another instance leaves it to the operator.
       await sql`UPDATE batches SET lease_until = now() - interval '1 minute' WHERE id = ${batchId}`.execute(
-        database.db,
+        suite.database.db,
       );
       expect((await progress(batchId)).phase).toBe('interrupted');
       expect(await second.step()).toBe(false);
@@ -295,34 +284,34 @@ describe.each(databaseKinds())('batches on %s', (kind) => {
       await second.stop();
       // With no instance left, the lease lapses and the operator resumes the batch (spec §4.4).
       await sql`UPDATE batches SET lease_until = now() - interval '1 second' WHERE id = ${batchId}`.execute(
-        database.db,
+        suite.database.db,
       );
       expect((await progress(batchId)).phase).toBe('interrupted');
       await call('v2/batch/resume', { batchId });
-      server.app.ctx.batches.start();
+      suite.server.app.ctx.batches.start();
       await waitComplete(batchId);
       const stats = await sql<{ n: number; distinct_imeis: number }>`
         SELECT count(*)::int AS n, count(DISTINCT imei1)::int AS distinct_imeis FROM commands WHERE batch_id = ${batchId}`.execute(
-        database.db,
+        suite.database.db,
       );
       expect(stats.rows[0]).toEqual({ n: 300, distinct_imeis: 300 });
     } finally {
       await first.stop();
       await second.stop();
-      server.app.ctx.batches.start();
+      suite.server.app.ctx.batches.start();
     }
   });
 
   it('serves the legacy per-IMEI loop: getimeidetails, updateStatusOnServer, updateCommandOnServer', async () => {
     const [known] = randomImeis(1);
-    await seedDevices(database, [known ?? '']);
+    await seedDevices(suite.database, [known ?? '']);
     expect(
       (
         await call('getimeidetails.php', {
           imei: known,
           action: 'lock',
           filename: 'f.csv',
-          user: admin.email,
+          user: suite.admin.email,
         })
       ).json(),
     ).toEqual({ message: 'found' });
@@ -334,7 +323,7 @@ describe.each(databaseKinds())('batches on %s', (kind) => {
     expect(
       (await call('getimeidetails.php', { imei: 'garbage', action: 'lock', filename: 'f.csv' })).json(),
     ).toEqual({ message: 'not found' });
-    const row = await database.db
+    const row = await suite.database.db
       .selectFrom('commands')
       .select('interface')
       .where('imei1', '=', known ?? '')
@@ -345,7 +334,7 @@ describe.each(databaseKinds())('batches on %s', (kind) => {
       fileName: 'f.csv',
       isComplete: 'incomplete',
       statusOf: 'lockfiles',
-      user: admin.email,
+      user: suite.admin.email,
     });
     expect(status.json().status).toBe('success');
     await call('updateStatusOnServer.php', {
@@ -354,17 +343,17 @@ describe.each(databaseKinds())('batches on %s', (kind) => {
       isComplete: 'complete',
       statusOf: 'lockfiles',
     });
-    const recorded = await database.db
+    const recorded = await suite.database.db
       .selectFrom('batches')
       .select(['status', 'last_imei'])
       .where('file_name', '=', 'f.csv')
       .execute();
     expect(recorded).toEqual([{ status: 'complete', last_imei: known }]);
-    const list = await server.app.inject({
+    const list = await suite.server.app.inject({
       method: 'PUT',
       url: '/api/updateCommandOnServer.php',
-      headers: { 'x-api-key': admin.token },
-      payload: { imeilist: `${known},${known}`, action: 'lock', user: admin.email },
+      headers: { 'x-api-key': suite.admin.token },
+      payload: { imeilist: `${known},${known}`, action: 'lock', user: suite.admin.email },
     });
     expect(list.json()).toEqual({ status: 'success', message: '2 IMEIs recorded' });
   });

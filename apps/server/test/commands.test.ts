@@ -6,14 +6,13 @@ import {
   type CommandDefinition,
   DEVICE_ACTION_SUCCESS,
   MESSAGES,
-  type Session,
 } from '@lendlock/contract';
 import type { SimulatedDevice } from '@lendlock/device-sim';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { COMMAND_ROUTE_MESSAGES } from '../src/modules/commands/routes';
-import { databaseKinds, openTestDatabase, type TestDatabase } from './db';
-import { type DeviceServer, simulatedDevice, startDeviceServer } from './devices';
+import { databaseKinds } from './db';
+import { deviceSuite, simulatedDevice } from './devices';
 import { buildUser, loginAs } from './factories';
 
 const STATE_AFTER: Partial<Record<string, (s: SimulatedDevice['state']) => boolean>> = {
@@ -34,29 +33,16 @@ const STATE_AFTER: Partial<Record<string, (s: SimulatedDevice['state']) => boole
 };
 
 describe.each(databaseKinds())('single commands on %s', (kind) => {
-  let database: TestDatabase;
-  let server: DeviceServer;
-  let admin: Session;
-  const devices: SimulatedDevice[] = [];
-
-  beforeAll(async () => {
-    database = await openTestDatabase(kind);
-    server = await startDeviceServer(database, 'embedded');
-    admin = await loginAs(server.app, await buildUser(database, { userlevel: 'ADMIN' }));
-  });
-  afterAll(async () => {
-    await Promise.all(devices.map((d) => d.disconnect().catch(() => {})));
-    await server?.close();
-    await database?.close();
-  });
+  const suite = deviceSuite(kind);
+  const { devices } = suite;
 
   const onlineDevice = async (profile: Parameters<typeof simulatedDevice>[1] = {}) => {
-    const device = simulatedDevice(server, profile);
+    const device = simulatedDevice(suite.server, profile);
     devices.push(device);
     await device.register();
     await device.connect();
     await vi.waitFor(async () => {
-      const row = await database.db
+      const row = await suite.database.db
         .selectFrom('devices')
         .select('online')
         .where('imei1', '=', device.imei)
@@ -66,18 +52,18 @@ describe.each(databaseKinds())('single commands on %s', (kind) => {
     return device;
   };
   const call = (token: string, url: string, payload: object) =>
-    server.app.inject({ method: 'POST', url: `/api/${url}`, headers: { 'x-api-key': token }, payload });
+    suite.server.app.inject({ method: 'POST', url: `/api/${url}`, headers: { 'x-api-key': token }, payload });
   const commandCount = async () =>
     Number(
       (
-        await database.db
+        await suite.database.db
           .selectFrom('commands')
           .select(sql<number>`count(*)::int`.as('n'))
           .executeTakeFirstOrThrow()
       ).n,
     );
   const statusOf = async (transactionId: string) =>
-    (await call(admin.token, 'v2/commandStatus', { transactionId })).json().command.status as string;
+    (await call(suite.admin.token, 'v2/commandStatus', { transactionId })).json().command.status as string;
 
   const singles = COMMAND_DEFINITIONS.filter(
     (d) => d.single && d.raw !== 'FORMATTEDDEVICE',
@@ -93,10 +79,10 @@ describe.each(databaseKinds())('single commands on %s', (kind) => {
           : definition.input === 'grade'
             ? { level: 'level2' }
             : {};
-      const response = await call(admin.token, 'locknotification.php', {
+      const response = await call(suite.admin.token, 'locknotification.php', {
         imei: device.imei,
         action: definition.action,
-        user: admin.email,
+        user: suite.admin.email,
         ...extra,
       });
       expect(response.statusCode).toBe(200);
@@ -108,12 +94,12 @@ describe.each(databaseKinds())('single commands on %s', (kind) => {
       const check = STATE_AFTER[definition.raw];
       if (check) expect(check(device.state)).toBe(true);
       expect(device.received.at(-1)?.command).toBe(definition.raw);
-      const row = await database.db
+      const row = await suite.database.db
         .selectFrom('commands')
         .select(['interface', 'user_label', 'options'])
         .where('transaction_id', '=', body.transactionId)
         .executeTakeFirstOrThrow();
-      expect(row).toMatchObject({ interface: 'S', user_label: admin.email });
+      expect(row).toMatchObject({ interface: 'S', user_label: suite.admin.email });
       if (definition.input === 'grade') expect(row.options).toEqual({ level: 'level2' });
     },
   );
@@ -121,11 +107,11 @@ describe.each(databaseKinds())('single commands on %s', (kind) => {
   it('Revoke Credit sends a revoke command, never an enable-credit one', async () => {
     const device = await onlineDevice();
     const on = (
-      await call(admin.token, 'locknotification.php', { imei: device.imei, action: 'credit' })
+      await call(suite.admin.token, 'locknotification.php', { imei: device.imei, action: 'credit' })
     ).json();
     await vi.waitFor(async () => expect(await statusOf(on.transactionId)).toBe('EXECUTED'));
     const off = (
-      await call(admin.token, 'locknotification.php', { imei: device.imei, action: 'revokecredit' })
+      await call(suite.admin.token, 'locknotification.php', { imei: device.imei, action: 'revokecredit' })
     ).json();
     expect(off.message).toBe('Revoke Credit initiated successfully.');
     await vi.waitFor(async () => expect(await statusOf(off.transactionId)).toBe('EXECUTED'));
@@ -135,15 +121,15 @@ describe.each(databaseKinds())('single commands on %s', (kind) => {
 
   it('de-enrolls a formatted device with its message', async () => {
     const device = await onlineDevice();
-    const response = await call(admin.token, 'formattedDevice.php', {
+    const response = await call(suite.admin.token, 'formattedDevice.php', {
       imei: device.imei,
-      user: admin.email,
+      user: suite.admin.email,
       action: 'formatteddevice',
     });
     expect(response.json().message).toBe(
       'Formatted Device de-enrolled successfully. Re-install the app immediately',
     );
-    const row = await database.db
+    const row = await suite.database.db
       .selectFrom('devices')
       .select('claimstatus')
       .where('imei1', '=', device.imei)
@@ -153,7 +139,10 @@ describe.each(databaseKinds())('single commands on %s', (kind) => {
 
   it('a USER without the screen permission is refused; nothing is recorded or sent', async () => {
     const device = await onlineDevice();
-    const user = await loginAs(server.app, await buildUser(database, { permissions: ['unlockDevice'] }));
+    const user = await loginAs(
+      suite.server.app,
+      await buildUser(suite.database, { permissions: ['unlockDevice'] }),
+    );
     const before = await commandCount();
     const response = await call(user.token, 'locknotification.php', { imei: device.imei, action: 'lock' });
     expect(response.statusCode).toBe(403);
@@ -168,7 +157,7 @@ describe.each(databaseKinds())('single commands on %s', (kind) => {
   it('refuses a body that names someone else as user, recording nothing', async () => {
     const device = await onlineDevice();
     const before = await commandCount();
-    const response = await call(admin.token, 'locknotification.php', {
+    const response = await call(suite.admin.token, 'locknotification.php', {
       imei: device.imei,
       action: 'lock',
       user: 'someone.else@lendlock.com',
@@ -179,16 +168,19 @@ describe.each(databaseKinds())('single commands on %s', (kind) => {
   });
 
   it('answers not found for an unknown IMEI and refuses a notification without text', async () => {
-    const unknown = await call(admin.token, 'locknotification.php', {
+    const unknown = await call(suite.admin.token, 'locknotification.php', {
       imei: '123456789012345',
       action: 'lock',
     });
     expect(unknown.statusCode).toBe(404);
     expect(unknown.json().message).toBe('not found');
     const device = await onlineDevice();
-    const bare = await call(admin.token, 'locknotification.php', { imei: device.imei, action: 'notify' });
+    const bare = await call(suite.admin.token, 'locknotification.php', {
+      imei: device.imei,
+      action: 'notify',
+    });
     expect(bare.statusCode).toBe(400);
-    const bad = await call(admin.token, 'locknotification.php', { imei: '12345', action: 'lock' });
+    const bad = await call(suite.admin.token, 'locknotification.php', { imei: '12345', action: 'lock' });
     expect(bad.statusCode).toBe(400);
     expect(bad.json().message).toContain(MESSAGES.imeiHint);
   });
@@ -196,16 +188,16 @@ describe.each(databaseKinds())('single commands on %s', (kind) => {
   it('records a command sent with an integrator key as interface A', async () => {
     const device = await onlineDevice();
     const key = (
-      await server.app.inject({
+      await suite.server.app.inject({
         method: 'POST',
         url: '/keyapi/generate_key.php',
-        headers: { 'x-api-key': admin.token },
+        headers: { 'x-api-key': suite.admin.token },
         payload: { key_name: 'partner' },
       })
     ).json().key as string;
     const response = await call(key, 'locknotification.php', { imei: device.imei, action: 'lock' });
     expect(response.statusCode).toBe(200);
-    const row = await database.db
+    const row = await suite.database.db
       .selectFrom('commands')
       .select(['interface', 'key_id'])
       .where('transaction_id', '=', response.json().transactionId)
@@ -218,12 +210,12 @@ describe.each(databaseKinds())('single commands on %s', (kind) => {
     const own = await onlineDevice({ profile: { retailer_phone: '9111111111' } });
     const other = await onlineDevice({ profile: { retailer_phone: '9222222222' } });
     const retailer = await loginAs(
-      server.app,
-      await buildUser(database, { permissions: ['blockApp'], retailerPhone: '9111111111' }),
+      suite.server.app,
+      await buildUser(suite.database, { permissions: ['blockApp'], retailerPhone: '9111111111' }),
     );
     const body = {
       action: 'blockapp',
-      clientof: server.app.ctx.config.clientCode,
+      clientof: suite.server.app.ctx.config.clientCode,
       retailerNumber: '9111111111',
     };
     const ok = await call(retailer.token, 'locknotification.php', { imei: own.imei, ...body });
@@ -249,19 +241,22 @@ describe.each(databaseKinds())('single commands on %s', (kind) => {
 
   it('refuses the device action to an ADMIN and sends it to ALL enrolled devices for a SUPERADMIN', async () => {
     const fleet = [await onlineDevice(), await onlineDevice(), await onlineDevice()];
-    const offline = simulatedDevice(server);
+    const offline = simulatedDevice(suite.server);
     devices.push(offline);
     const offlineCredentials = await offline.register();
     const before = await commandCount();
-    const refused = await call(admin.token, 'adminlocknotification.php', {
+    const refused = await call(suite.admin.token, 'adminlocknotification.php', {
       imei: 'ALL',
       action: 'REBOOT',
-      user: admin.email,
+      user: suite.admin.email,
     });
     expect(refused.statusCode).toBe(403);
     expect(await commandCount()).toBe(before);
 
-    const boss = await loginAs(server.app, await buildUser(database, { userlevel: 'SUPERADMIN' }));
+    const boss = await loginAs(
+      suite.server.app,
+      await buildUser(suite.database, { userlevel: 'SUPERADMIN' }),
+    );
     for (const [payload, message] of [
       [{ imei: '12345', action: 'REBOOT' }, MESSAGES.deviceActionImei],
       [{ imei: 'ALL', action: '' }, MESSAGES.deviceActionRequired],
@@ -278,7 +273,7 @@ describe.each(databaseKinds())('single commands on %s', (kind) => {
     });
     expect(all.json()).toMatchObject({ status: 'success', message: DEVICE_ACTION_SUCCESS });
     const { batchId, total } = all.json();
-    const enrolled = await database.db
+    const enrolled = await suite.database.db
       .selectFrom('devices')
       .select(sql<number>`count(*)::int`.as('n'))
       .where('claimstatus', '=', 'ENROLLED')

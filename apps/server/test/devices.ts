@@ -1,12 +1,13 @@
 /** Helpers for tests with real devices: a listening app on a chosen channel, and simulated agents. */
 import { randomBytes, randomInt } from 'node:crypto';
-import type { DeviceRegistration } from '@lendlock/contract';
+import type { DeviceRegistration, Session } from '@lendlock/contract';
 import { imeiFor, SimulatedDevice } from '@lendlock/device-sim';
 import type { FastifyInstance } from 'fastify';
-import { inject } from 'vitest';
+import { afterAll, beforeAll, inject } from 'vitest';
 import type { Config } from '../src/config';
-import type { TestDatabase } from './db';
-import { buildTestApp } from './factories';
+import type { DatabaseKind } from '../src/db/database';
+import { openTestDatabase, type TestDatabase } from './db';
+import { buildTestApp, buildUser, loginAs } from './factories';
 
 export const TEST_ENROLLMENT_SECRET = 'test-enrollment-secret-0123456789';
 
@@ -58,4 +59,50 @@ export function simulatedDevice(
     enrollmentSecret: TEST_ENROLLMENT_SECRET,
     failRate: options.failRate ?? 0,
   });
+}
+
+export interface DeviceSuite {
+  readonly database: TestDatabase;
+  readonly server: DeviceServer;
+  /** An ADMIN signed in to the server. */
+  readonly admin: Session;
+  /** Simulated devices to disconnect after the suite. */
+  readonly devices: SimulatedDevice[];
+}
+
+/**
+ * The set-up most device suites share: a test database of `kind`, a listening app on the embedded broker
+ * and a signed-in ADMIN, made before the suite's tests and closed after them (with its devices).
+ */
+export function deviceSuite(kind: DatabaseKind, overrides: Partial<Config> = {}): DeviceSuite {
+  let database: TestDatabase | undefined;
+  let server: DeviceServer | undefined;
+  let admin: Session | undefined;
+  const devices: SimulatedDevice[] = [];
+  beforeAll(async () => {
+    database = await openTestDatabase(kind);
+    server = await startDeviceServer(database, 'embedded', overrides);
+    admin = await loginAs(server.app, await buildUser(database, { userlevel: 'ADMIN' }));
+  });
+  afterAll(async () => {
+    await Promise.all(devices.map((d) => d.disconnect().catch(() => {})));
+    await server?.close();
+    await database?.close();
+  });
+  const ready = <T>(value: T | undefined): T => {
+    if (value === undefined) throw new Error('the device suite is not set up yet');
+    return value;
+  };
+  return {
+    get database() {
+      return ready(database);
+    },
+    get server() {
+      return ready(server);
+    },
+    get admin() {
+      return ready(admin);
+    },
+    devices,
+  };
 }

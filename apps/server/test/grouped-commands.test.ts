@@ -5,43 +5,29 @@
  * commands for one device both recorded in order. A device held by another transaction (a batch chunk)
  * holds up only its own command.
  */
-import { COMMAND_DEFINITIONS, type Session } from '@lendlock/contract';
+import { COMMAND_DEFINITIONS } from '@lendlock/contract';
 import type { SimulatedDevice } from '@lendlock/device-sim';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { COMMAND_MESSAGES } from '../src/modules/commands/service';
-import { databaseKinds, openTestDatabase, type TestDatabase } from './db';
-import { type DeviceServer, randomProfile, simulatedDevice, startDeviceServer } from './devices';
-import { buildUser, loginAs } from './factories';
+import { databaseKinds } from './db';
+import { deviceSuite, randomProfile, simulatedDevice } from './devices';
 
 const actionOf = (raw: string) =>
   COMMAND_DEFINITIONS.find((d) => d.raw === raw && d.single)?.action as string;
 
 describe.each(databaseKinds())('single commands arriving together on %s', (kind) => {
-  let database: TestDatabase;
-  let server: DeviceServer;
-  let admin: Session;
-  const devices: SimulatedDevice[] = [];
-
-  beforeAll(async () => {
-    database = await openTestDatabase(kind);
-    server = await startDeviceServer(database, 'embedded');
-    admin = await loginAs(server.app, await buildUser(database, { userlevel: 'ADMIN' }));
-  });
-  afterAll(async () => {
-    await Promise.all(devices.map((d) => d.disconnect().catch(() => {})));
-    await server?.close();
-    await database?.close();
-  });
+  const suite = deviceSuite(kind);
+  const { devices } = suite;
 
   const onlineDevices = async (n: number) => {
-    const fleet = Array.from({ length: n }, () => simulatedDevice(server));
+    const fleet = Array.from({ length: n }, () => simulatedDevice(suite.server));
     devices.push(...fleet);
     for (const device of fleet) await device.register();
     await Promise.all(fleet.map((d) => d.connect()));
     await vi.waitFor(
       async () => {
-        const online = await database.db
+        const online = await suite.database.db
           .selectFrom('devices')
           .select(sql<number>`count(*)::int`.as('n'))
           .where(
@@ -58,14 +44,14 @@ describe.each(databaseKinds())('single commands arriving together on %s', (kind)
     return fleet;
   };
   const send = (imei: string, raw: string) =>
-    server.app.inject({
+    suite.server.app.inject({
       method: 'POST',
       url: '/api/locknotification.php',
-      headers: { 'x-api-key': admin.token },
-      payload: { imei, action: actionOf(raw), user: admin.email },
+      headers: { 'x-api-key': suite.admin.token },
+      payload: { imei, action: actionOf(raw), user: suite.admin.email },
     });
   const commandOf = (transactionId: string) =>
-    database.db
+    suite.database.db
       .selectFrom('commands')
       .selectAll()
       .where('transaction_id', '=', transactionId)
@@ -88,11 +74,11 @@ describe.each(databaseKinds())('single commands arriving together on %s', (kind)
         timeout: 8000,
       },
     );
-    const format = await server.app.inject({
+    const format = await suite.server.app.inject({
       method: 'POST',
       url: '/api/formattedDevice.php',
-      headers: { 'x-api-key': admin.token },
-      payload: { imei: formatted.imei, user: admin.email },
+      headers: { 'x-api-key': suite.admin.token },
+      payload: { imei: formatted.imei, user: suite.admin.email },
     });
     expect(format.statusCode).toBe(200);
 
@@ -127,19 +113,19 @@ describe.each(databaseKinds())('single commands arriving together on %s', (kind)
     // requests arrive one by one (each after its session check) and groups stay small.
     const groups = await sql<{ n: number }>`
       SELECT count(DISTINCT created_at)::int AS n FROM commands WHERE transaction_id = ANY(${accepted}::text[])`.execute(
-      database.db,
+      suite.database.db,
     );
     if (kind === 'postgres') expect(Number(groups.rows[0]?.n)).toBeLessThanOrEqual(accepted.length / 2);
 
     // Every accepted command: one row, one audit row, executed by its own device.
     const audit = await sql<{ tid: string; actor: string; target: string }>`
       SELECT details->>'transactionId' AS tid, actor, target FROM audit_log
-      WHERE details->>'transactionId' = ANY(${accepted}::text[])`.execute(database.db);
+      WHERE details->>'transactionId' = ANY(${accepted}::text[])`.execute(suite.database.db);
     expect(audit.rows.map((r) => r.tid).sort()).toEqual([...accepted].sort());
-    expect(new Set(audit.rows.map((r) => r.actor))).toEqual(new Set([admin.email]));
+    expect(new Set(audit.rows.map((r) => r.actor))).toEqual(new Set([suite.admin.email]));
     await vi.waitFor(
       async () => {
-        const rows = await database.db
+        const rows = await suite.database.db
           .selectFrom('commands')
           .select(['transaction_id', 'imei1', 'status'])
           .where('transaction_id', 'in', accepted)
@@ -154,7 +140,7 @@ describe.each(databaseKinds())('single commands arriving together on %s', (kind)
     }
     // The two commands for one device: both recorded and executed, in the order of their ids; the device
     // ends as the later one leaves it, and the server wants the same.
-    const pair = await database.db
+    const pair = await suite.database.db
       .selectFrom('commands')
       .select(['command', 'status'])
       .where('imei1', '=', twice.imei)
@@ -162,7 +148,7 @@ describe.each(databaseKinds())('single commands arriving together on %s', (kind)
       .execute();
     expect(pair.map((c) => c.status)).toEqual(['EXECUTED', 'EXECUTED']);
     expect(twice.received.map((c) => c.command)).toEqual(pair.map((c) => c.command));
-    const wanted = await database.db
+    const wanted = await suite.database.db
       .selectFrom('devices')
       .select('desired_state')
       .where('imei1', '=', twice.imei)
@@ -170,7 +156,7 @@ describe.each(databaseKinds())('single commands arriving together on %s', (kind)
     expect(twice.state.locked).toBe(pair.at(-1)?.command === 'LOCK');
     expect((wanted.desired_state as { locked?: boolean }).locked ?? false).toBe(twice.state.locked);
     // The refused ones stored nothing.
-    const refused = await database.db
+    const refused = await suite.database.db
       .selectFrom('commands')
       .select(sql<number>`count(*)::int`.as('n'))
       .where('imei1', 'in', [unknown, released.imei, formatted.imei])
@@ -192,7 +178,7 @@ describe.each(databaseKinds())('single commands arriving together on %s', (kind)
         locked = resolve;
       });
       // Another transaction (as a batch chunk would) holds the first device.
-      const blocker = database.db.transaction().execute(async (trx) => {
+      const blocker = suite.database.db.transaction().execute(async (trx) => {
         await sql`SELECT 1 FROM devices WHERE imei1 = ${held.imei} FOR UPDATE`.execute(trx);
         locked();
         await holding;
