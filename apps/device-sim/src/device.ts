@@ -88,6 +88,8 @@ export class SimulatedDevice extends EventEmitter {
   async connect(credentials: Credentials | null = this.credentials): Promise<void> {
     if (!credentials) throw new Error(`${this.imei} is not registered`);
     this.credentials = credentials;
+    // One connection per agent: an earlier one (say, refused since the agent registered again) ends.
+    await this.dropOffline();
     const client = mqtt.connect(credentials.mqttUrl, {
       clientId: `lendlock-device-${this.imei}`,
       username: this.imei,

@@ -7,6 +7,7 @@ import type { SimulatedDevice } from '@lendlock/device-sim';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { CommandService } from '../src/modules/commands/service';
+import { REGISTRATION_MESSAGES } from '../src/modules/devices/registration';
 import { channelKinds, databaseKinds, openTestDatabase, type TestDatabase } from './db';
 import {
   type DeviceServer,
@@ -325,6 +326,66 @@ describe.each(combos)('devices on %s with the %s broker', (kind, channel) => {
     });
     expect(((await again.json()) as { registrationstatus: string }).registrationstatus).toBe('RE-REGISTERED');
   });
+
+  it.runIf(channel === 'embedded')(
+    'a device that registers again or is de-enrolled loses its open connection at once',
+    async () => {
+      const agent = device();
+      const first = await agent.register();
+      await agent.connect(first);
+      await online(agent.imei, true);
+      const old = agent.mqttClient;
+      const closed = new Promise<void>((resolve) => old?.once('close', () => resolve()));
+      // The agent registers again (a re-installed app): the connection made with the old credential ends.
+      const second = await agent.register();
+      expect(second.credential).not.toBe(first.credential);
+      await closed;
+      await online(agent.imei, false);
+      await agent.dropOffline();
+      // The old credential no longer admits anyone; the new one does.
+      await expect(agent.connect(first)).rejects.toThrow();
+      await agent.dropOffline();
+      await agent.connect(second);
+      await online(agent.imei, true);
+      // Formatted: the server de-enrolls the device and ends its connection.
+      const gone = new Promise<void>((resolve) => agent.mqttClient?.once('close', () => resolve()));
+      await commands.issue({ imei: agent.imei, command: 'FORMATTEDDEVICE', iface: 'S', actor: null });
+      await gone;
+      await online(agent.imei, false);
+      await agent.dropOffline();
+      await expect(agent.connect(second)).rejects.toThrow();
+      await agent.dropOffline();
+    },
+  );
+
+  it.runIf(channel === 'embedded')(
+    'throttles wrong enrollment secrets per address, with Retry-After, right secret or not',
+    async () => {
+      const strict = await startDeviceServer(database, 'embedded', { loginMaxFailuresPerAddress: 3 });
+      const register = (secret: string) =>
+        fetch(`${strict.url}/device/v1/register`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-enrollment-secret': secret },
+          body: JSON.stringify(randomProfile()),
+        });
+      try {
+        await database.db.deleteFrom('login_throttle').where('key', 'like', 'enroll-addr:%').execute();
+        for (let i = 0; i < 3; i++) expect((await register('wrong-secret-wrong-secret')).status).toBe(401);
+        const blocked = await register(TEST_ENROLLMENT_SECRET);
+        expect(blocked.status).toBe(429);
+        expect(Number(blocked.headers.get('retry-after'))).toBeGreaterThan(0);
+        expect(((await blocked.json()) as { message: string }).message).toBe(
+          REGISTRATION_MESSAGES.throttled(15),
+        );
+        // When the window has passed (its row gone), the right secret registers again.
+        await database.db.deleteFrom('login_throttle').where('key', 'like', 'enroll-addr:%').execute();
+        expect((await register(TEST_ENROLLMENT_SECRET)).status).toBe(200);
+      } finally {
+        await database.db.deleteFrom('login_throttle').where('key', 'like', 'enroll-addr:%').execute();
+        await strict.close();
+      }
+    },
+  );
 
   it.runIf(channel === 'embedded')('confines a device to its own topics', async () => {
     const agent = device();

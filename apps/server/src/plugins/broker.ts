@@ -1,7 +1,8 @@
 /**
  * The embedded MQTT broker (Aedes) for the zero-set-up default: it authenticates each device by its own
  * credential (username = imei1) and confines it to its own topics; the server's gateway connects as a
- * service client with a per-process secret.
+ * service client with a per-process secret. A device whose credential is replaced (it registered again)
+ * or revoked (de-enrolled) loses its open connections at once (`disconnectDevice`).
  */
 import { createServer, type Server } from 'node:net';
 import { parseDeviceTopic, TOPIC_ROOT } from '@lendlock/contract';
@@ -12,6 +13,8 @@ export interface EmbeddedBroker {
   readonly url: string;
   readonly port: number;
   readonly service: { username: string; password: string };
+  /** Closes every connection of the device `imei`; returns how many there were. */
+  disconnectDevice(imei: string): number;
   close(): Promise<void>;
 }
 
@@ -42,6 +45,8 @@ function deviceMaySubscribe(imei: string, topic: string): boolean {
 }
 
 export async function startEmbeddedBroker(options: BrokerOptions): Promise<EmbeddedBroker> {
+  /** The open connections of each device. */
+  const devices = new Map<string, Set<Client>>();
   const broker = await Aedes.createBroker({
     authenticate(client, username, password, done) {
       const secret = password?.toString('utf8') ?? '';
@@ -58,7 +63,12 @@ export async function startEmbeddedBroker(options: BrokerOptions): Promise<Embed
       if (!username || !/^\d{15}$/.test(username) || !secret) return done(authError(), false);
       options.authenticateDevice(username, secret).then(
         (ok) => {
-          if (ok) identities.set(client, { kind: 'device', imei: username });
+          if (ok) {
+            identities.set(client, { kind: 'device', imei: username });
+            const open = devices.get(username) ?? new Set<Client>();
+            open.add(client);
+            devices.set(username, open);
+          }
           done(ok ? null : authError(), ok);
         },
         () => done(Object.assign(new Error('Server unavailable'), { returnCode: 3 as const }), false),
@@ -83,6 +93,13 @@ export async function startEmbeddedBroker(options: BrokerOptions): Promise<Embed
       return callback(null, deviceMaySubscribe(identity.imei, subscription.topic) ? subscription : null);
     },
   });
+  broker.on('clientDisconnect', (client) => {
+    const identity = identities.get(client);
+    if (identity?.kind !== 'device') return;
+    const open = devices.get(identity.imei);
+    open?.delete(client);
+    if (open?.size === 0) devices.delete(identity.imei);
+  });
   const server: Server = createServer(broker.handle);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -95,6 +112,13 @@ export async function startEmbeddedBroker(options: BrokerOptions): Promise<Embed
     url: `mqtt://${loopback}:${port}`,
     port,
     service: options.service,
+    disconnectDevice: (imei) => {
+      const open = [...(devices.get(imei) ?? [])];
+      devices.delete(imei);
+      // Closed without a DISCONNECT: the broker publishes the device's will (offline).
+      for (const client of open) client.close();
+      return open.length;
+    },
     close: async () => {
       await new Promise<void>((resolve) => broker.close(() => resolve()));
       await new Promise<void>((resolve) => server.close(() => resolve()));

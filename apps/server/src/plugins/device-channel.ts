@@ -80,6 +80,12 @@ export async function startDeviceChannel(
     },
   });
   commands.attach(gateway);
+  // A replaced or revoked credential ends the device's open connections (the embedded broker; an external
+  // one checks the credential when the device connects again: docs/operations.md).
+  commands.onCredentialRevoked((imei) => {
+    const closed = broker?.disconnectDevice(imei) ?? 0;
+    if (closed > 0) log.info({ imei, connections: closed }, 'device credential revoked: disconnected');
+  });
   // The embedded broker is in this process: wait for it. An external one may be down; commands then queue.
   if (!(await waitConnected(gateway, broker ? 5000 : 3000)))
     log.warn('device channel: broker not reachable yet');

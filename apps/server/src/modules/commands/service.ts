@@ -149,12 +149,29 @@ export class CommandService {
   private readonly inbox: { message: DeviceMessage; resolve(): void; reject(error: unknown): void }[] = [];
   private flushing = false;
   private readonly waiting: WaitingIssue[] = [];
+  private readonly revocationListeners: ((imei1: string) => void)[] = [];
   private groupsInFlight = 0;
 
   constructor(private readonly options: CommandServiceOptions) {}
 
   attach(gateway: Gateway): void {
     this.gateway = gateway;
+  }
+
+  /** `listener` is told the imei1 of a device whose credential was replaced or revoked. */
+  onCredentialRevoked(listener: (imei1: string) => void): void {
+    this.revocationListeners.push(listener);
+  }
+
+  /** A device's credential was replaced (it registered again) or revoked (de-enrolled): say so. */
+  credentialRevoked(imei1: string): void {
+    for (const listener of this.revocationListeners) {
+      try {
+        listener(imei1);
+      } catch (error) {
+        this.options.log.warn({ err: error, imei1 }, 'credential revocation listener failed');
+      }
+    }
   }
 
   /** Whether commands can be published now (the broker is reachable). */
@@ -272,7 +289,11 @@ export class CommandService {
       const [recorded] = await recordCommands(trx, [record]);
       return this.issuedOf(record, device, recorded);
     });
-    if (ownTransaction) this.afterCommit([issued]);
+    if (ownTransaction) {
+      this.afterCommit([issued]);
+      // FORMATTEDDEVICE revoked the device's credential.
+      if (issued.claimed.command === 'FORMATTEDDEVICE') this.credentialRevoked(issued.issued.imei1);
+    }
     return issued.issued;
   }
 

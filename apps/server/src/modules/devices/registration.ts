@@ -11,6 +11,7 @@ import { inTransaction } from '../../db/transaction';
 import type { DB, RegistrationStatus } from '../../db/types';
 import { randomSecret, sha256Hex } from '../../lib/secrets';
 import { AppError } from '../../plugins/errors';
+import { recordFailures, throttledKeys } from '../auth/repository';
 import { isFinanced, lockDevice } from './repository';
 
 export function secretMatches(expected: string, given: string | undefined): boolean {
@@ -22,6 +23,8 @@ export function secretMatches(expected: string, given: string | undefined): bool
 
 export const REGISTRATION_MESSAGES = {
   badSecret: 'Unknown enrollment secret',
+  throttled: (minutes: number) =>
+    `Too many registrations with a wrong enrollment secret from this address. Please try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
 } as const;
 
 export async function registerDevice(
@@ -96,7 +99,31 @@ export async function registerDevice(
   });
 }
 
-export function assertEnrollmentSecret(expected: string, given: string | undefined): void {
-  if (!secretMatches(expected, given))
+/**
+ * Admits a registration by its enrollment secret. Wrong secrets are counted per address, as failed
+ * sign-ins are (the same table, window and per-address limit): after `maxFailures` in the window the
+ * address is refused with 429 and Retry-After until the window ends, right secret or not, so the secret
+ * cannot be guessed by trying.
+ */
+export async function admitRegistration(
+  db: Kysely<DB>,
+  expected: string,
+  given: string | undefined,
+  address: string,
+  limit: { maxFailures: number; windowMs: number },
+): Promise<void> {
+  const key = `enroll-addr:${address}`;
+  const [blocked] = await throttledKeys(db, [{ key, max: limit.maxFailures }], limit.windowMs);
+  if (blocked) {
+    throw new AppError(
+      429,
+      'RATE_LIMITED',
+      REGISTRATION_MESSAGES.throttled(Math.max(1, Math.ceil(blocked.retryAfterMs / 60_000))),
+      { 'retry-after': String(Math.max(1, Math.ceil(blocked.retryAfterMs / 1000))) },
+    );
+  }
+  if (!secretMatches(expected, given)) {
+    await recordFailures(db, [key], limit.windowMs);
     throw new AppError(401, 'UNAUTHENTICATED', REGISTRATION_MESSAGES.badSecret);
+  }
 }

@@ -19,7 +19,7 @@ import type { AppContext } from '../../app';
 import { requirePrincipal } from '../../plugins/auth';
 import { badRequest } from '../../plugins/errors';
 import { appendAudit } from '../audit/repository';
-import { assertEnrollmentSecret, registerDevice } from './registration';
+import { admitRegistration, registerDevice } from './registration';
 import { importFinanced } from './repository';
 import { appVersions, auditReport, dashboardCharts, deviceDetails, homeData } from './service';
 
@@ -33,8 +33,19 @@ export function deviceRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       { schema: { body: deviceRegistrationSchema, response: { 200: deviceRegistrationResponseSchema } } },
       async (request) => {
         const secret = request.headers[ENROLLMENT_SECRET_HEADER];
-        assertEnrollmentSecret(ctx.enrollmentSecret, Array.isArray(secret) ? secret[0] : secret);
+        await admitRegistration(
+          ctx.db,
+          ctx.enrollmentSecret,
+          Array.isArray(secret) ? secret[0] : secret,
+          request.ip,
+          {
+            maxFailures: ctx.config.loginMaxFailuresPerAddress,
+            windowMs: ctx.config.loginThrottleWindowMs,
+          },
+        );
         const registered = await registerDevice(ctx.db, request.body);
+        // A credential issued before (the agent registered again) no longer admits anyone.
+        ctx.commands.credentialRevoked(request.body.imei1);
         return {
           status: 'success' as const,
           registrationstatus: registered.registrationstatus,
