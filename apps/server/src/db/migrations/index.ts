@@ -6,6 +6,7 @@ import * as m0004 from './0004_batches';
 import * as m0005 from './0005_batch_items';
 import * as m0006 from './0006_report_indexes';
 import * as m0007 from './0007_scale';
+import * as m0008 from './0008_lean_command_indexes';
 
 /** Every migration, in order. Names are versions: never rename or edit one that has shipped. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -16,4 +17,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0005_batch_items': m0005,
   '0006_report_indexes': m0006,
   '0007_scale': m0007,
+  '0008_lean_command_indexes': m0008,
 };
