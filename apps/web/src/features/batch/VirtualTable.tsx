@@ -1,11 +1,10 @@
 /**
- * A table in a fixed-height scrolling area that renders only the rows in view (TanStack Virtual), so a
- * batch's 100,000 results or a large File Preview scroll smoothly. Rows above and below the window are
- * stood in for by one spacer row each; rows are measured, so wrapped text keeps its height.
+ * A table in a fixed-height scrolling area that renders only the rows in view (components/virtualRows),
+ * so a batch's 100,000 results or a large File Preview scroll smoothly.
  */
 import { Box, Table } from '@mantine/core';
-import { useVirtualizer } from '@tanstack/react-virtual';
-import { type ReactNode, useRef } from 'react';
+import type { ReactNode } from 'react';
+import { SpacerRow, useVirtualRows } from '../../components/virtualRows';
 
 export interface VirtualColumn<T> {
   header: string;
@@ -29,26 +28,13 @@ export function VirtualTable<T>({
   rowKey?: (row: T, index: number) => string | number;
   testId?: string;
 }) {
-  const scrollRef = useRef<HTMLDivElement>(null);
-  const virtualizer = useVirtualizer({
+  const { scrollRef, items, before, after, measure } = useVirtualRows({
     count: rows.length,
-    getScrollElement: () => scrollRef.current,
-    estimateSize: () => ROW_HEIGHT,
+    estimate: ROW_HEIGHT,
     overscan: 20,
-    useFlushSync: false,
+    flushSync: false,
     getItemKey: (index) => (rowKey ? rowKey(rows[index] as T, index) : index),
   });
-  const items = virtualizer.getVirtualItems();
-  const first = items[0];
-  const last = items.at(-1);
-  const before = first?.start ?? 0;
-  const after = last ? virtualizer.getTotalSize() - last.end : 0;
-  const spacer = (px: number, key: string) =>
-    px > 0 ? (
-      <tr key={key} aria-hidden>
-        <td colSpan={columns.length} style={{ height: px, padding: 0, border: 0 }} />
-      </tr>
-    ) : null;
 
   return (
     <Box ref={scrollRef} mah={height} style={{ overflowY: 'auto' }} data-testid={testId}>
@@ -61,23 +47,18 @@ export function VirtualTable<T>({
           </Table.Tr>
         </Table.Thead>
         <Table.Tbody>
-          {spacer(before, 'before')}
+          <SpacerRow height={before} span={columns.length} />
           {items.map((item) => {
             const row = rows[item.index] as T;
             return (
-              <Table.Tr
-                key={item.key}
-                data-index={item.index}
-                aria-rowindex={item.index + 2}
-                ref={virtualizer.measureElement}
-              >
+              <Table.Tr key={item.key} data-index={item.index} aria-rowindex={item.index + 2} ref={measure}>
                 {columns.map((column) => (
                   <Table.Td key={column.header}>{column.cell(row)}</Table.Td>
                 ))}
               </Table.Tr>
             );
           })}
-          {spacer(after, 'after')}
+          <SpacerRow height={after} span={columns.length} />
         </Table.Tbody>
       </Table>
     </Box>

@@ -1,11 +1,10 @@
 /**
- * A result table in a 380 px scrolling area that stays smooth at 100,000 rows: only the rows in view (and
- * a few either side) are in the page (@tanstack/react-virtual); spacer rows keep the scroll height of the
- * whole list. The layout is fixed, so columns keep their widths while rows scroll by.
+ * A result table in a 380 px scrolling area that stays smooth at 100,000 rows (components/virtualRows).
+ * The layout is fixed, so columns keep their widths while rows scroll by.
  */
 import { Table } from '@mantine/core';
-import { useVirtualizer } from '@tanstack/react-virtual';
-import { type ReactNode, useRef } from 'react';
+import type { ReactNode } from 'react';
+import { SpacerRow, useVirtualRows } from '../../components/virtualRows';
 import type { Column } from './columns';
 
 /** The height a row is assumed to have before it is measured. */
@@ -26,16 +25,11 @@ export function VirtualTable({
   /** The cells (`<Table.Td>`s) of row `index`. */
   renderCells: (index: number) => ReactNode;
 }) {
-  const scrollRef = useRef<HTMLDivElement>(null);
-  const virtualizer = useVirtualizer({
+  const { scrollRef, items, before, after, measure } = useVirtualRows<HTMLElement>({
     count: rowCount,
-    getScrollElement: () => scrollRef.current,
-    estimateSize: () => ROW_ESTIMATE_PX,
+    estimate: ROW_ESTIMATE_PX,
     overscan: 10,
   });
-  const items = virtualizer.getVirtualItems();
-  const before = items[0]?.start ?? 0;
-  const after = Math.max(0, virtualizer.getTotalSize() - (items.at(-1)?.end ?? 0));
   const width = columns.reduce((sum, column) => sum + column.width, 0);
 
   return (
@@ -54,29 +48,15 @@ export function VirtualTable({
           </Table.Tr>
         </Table.Thead>
         <Table.Tbody>
-          {before > 0 ? <Spacer height={before} span={columns.length} /> : null}
+          <SpacerRow height={before} span={columns.length} className="report-spacer" />
           {items.map((item) => (
-            <Table.Tr
-              key={item.key}
-              data-index={item.index}
-              ref={virtualizer.measureElement}
-              className="report-row"
-            >
+            <Table.Tr key={item.key} data-index={item.index} ref={measure} className="report-row">
               {renderCells(item.index)}
             </Table.Tr>
           ))}
-          {after > 0 ? <Spacer height={after} span={columns.length} /> : null}
+          <SpacerRow height={after} span={columns.length} className="report-spacer" />
         </Table.Tbody>
       </Table>
     </section>
-  );
-}
-
-/** Stands for the rows out of view above or below. */
-function Spacer({ height, span }: { height: number; span: number }) {
-  return (
-    <tr className="report-spacer">
-      <td colSpan={span} style={{ height }} />
-    </tr>
   );
 }
