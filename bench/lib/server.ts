@@ -11,6 +11,13 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const repoRoot = resolve(fileURLToPath(new URL('.', import.meta.url)), '../..');
+
+/** The Node options `npm start` gives the server (apps/server/package.json, `config.node_options`). */
+const SERVER_NODE_OPTIONS: string[] = (
+  JSON.parse(readFileSync(resolve(repoRoot, 'apps/server/package.json'), 'utf8')).config?.node_options ?? ''
+)
+  .split(' ')
+  .filter(Boolean);
 const serverDir = resolve(repoRoot, 'apps/server');
 
 export const SUPERADMIN = { email: 'bench-superadmin@lendlock.com', password: 'bench-password-0123456789' };
@@ -57,6 +64,7 @@ export async function startServerProcess(
   extraNodeArgs: string[] = [],
 ): Promise<ServerProcess> {
   const nodeArgs = [
+    ...SERVER_NODE_OPTIONS,
     ...(process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean),
     ...extraNodeArgs,
   ];

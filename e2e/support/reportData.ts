@@ -10,7 +10,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, REPO_ROOT, runCli } from './server';
+import { freePort, REPO_ROOT, runCli, SERVER_NODE_OPTIONS } from './server';
 import { PASSWORD, USERS } from './users';
 
 /** A data directory holding the demo's history and the test accounts; `dispose` removes it. */
@@ -24,7 +24,7 @@ export async function seedDemoHistory(options: { devices: number }): Promise<See
   const dispose = () => rmSync(dir, { recursive: true, force: true });
   try {
     const [port, mqttPort] = [await freePort(), await freePort()];
-    const child = spawn(process.execPath, ['apps/server/dist/main.js'], {
+    const child = spawn(process.execPath, [...SERVER_NODE_OPTIONS, 'apps/server/dist/main.js'], {
       cwd: REPO_ROOT,
       env: {
         ...process.env,

@@ -1,6 +1,6 @@
 /** Runs the real server (apps/server) for browser tests: its CLI against a DATA_DIR, and the server itself. */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +11,12 @@ export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const CLI = 'apps/server/src/cli.ts';
 /** The server as `npm start` runs it: the bundle that `npm run build` makes (npm test builds it first). */
 const MAIN = 'apps/server/dist/main.js';
+/** …with the Node options `npm start` gives it (apps/server/package.json, `config.node_options`). */
+export const SERVER_NODE_OPTIONS: string[] = (
+  JSON.parse(readFileSync(join(REPO_ROOT, 'apps/server/package.json'), 'utf8')).config?.node_options ?? ''
+)
+  .split(' ')
+  .filter(Boolean);
 
 const baseEnv = (dataDir: string): NodeJS.ProcessEnv => ({
   ...process.env,
@@ -64,7 +70,7 @@ export async function startServer(options: {
   cpSync(options.templateDataDir, dataDir, { recursive: true });
   const [port, mqttPort] = [await freePort(), await freePort()];
   const baseUrl = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, [MAIN], {
+  const child = spawn(process.execPath, [...SERVER_NODE_OPTIONS, MAIN], {
     cwd: REPO_ROOT,
     env: {
       ...baseEnv(dataDir),
