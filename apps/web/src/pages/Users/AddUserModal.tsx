@@ -4,13 +4,13 @@
  * failure stays in the modal with the spec §8 text.
  */
 import { type AddUserRequest, MESSAGES } from '@lendlock/contract';
-import { Button, Group, Modal, PasswordInput, Stack, Text, TextInput } from '@mantine/core';
-import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { Modal, PasswordInput, Stack, TextInput } from '@mantine/core';
 import { type FormEvent, useState } from 'react';
-import { addUser, userQueryKeys } from '../../api/users';
+import { addUser } from '../../api/users';
 import { useServices } from '../../app/services';
 import { USER_LABELS } from './labels';
 import { PermissionChecklist } from './PermissionChecklist';
+import { UserFormFooter, useSaveUser } from './userFormParts';
 import {
   type AddUserDraft,
   addUserFailureText,
@@ -30,25 +30,18 @@ export function AddUserModal({ opened, onClose }: { opened: boolean; onClose: ()
 
 function AddUserForm({ onDone }: { onDone: () => void }) {
   const { api, config } = useServices();
-  const queryClient = useQueryClient();
   const [draft, setDraft] = useState<AddUserDraft>(EMPTY_ADD_USER);
-  const [error, setError] = useState<string | null>(null);
-  const mutation = useMutation({ mutationFn: (request: AddUserRequest) => addUser(api, request) });
+  const { error, pending, save } = useSaveUser({
+    send: (request: AddUserRequest) => addUser(api, request),
+    success: MESSAGES.userAdded,
+    failureText: addUserFailureText,
+    onDone,
+  });
   const set = (patch: Partial<AddUserDraft>) => setDraft((current) => ({ ...current, ...patch }));
 
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
-    const invalid = validateAddUser(draft, config);
-    setError(invalid);
-    if (invalid) return;
-    mutation.mutate(toAddUserRequest(draft), {
-      onSuccess: (reply) => {
-        void queryClient.invalidateQueries({ queryKey: userQueryKeys.all });
-        onDone();
-        window.alert(reply.message || MESSAGES.userAdded);
-      },
-      onError: (failure) => setError(addUserFailureText(failure)),
-    });
+    save(validateAddUser(draft, config), () => toAddUserRequest(draft));
   };
 
   return (
@@ -80,19 +73,7 @@ function AddUserForm({ onDone }: { onDone: () => void }) {
           onChange={(event) => set({ password: event.currentTarget.value })}
         />
         <PermissionChecklist value={draft.permissions} onChange={(permissions) => set({ permissions })} />
-        {error ? (
-          <Text c="red" size="sm" role="alert">
-            {error}
-          </Text>
-        ) : null}
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onDone}>
-            {USER_LABELS.cancel}
-          </Button>
-          <Button type="submit" loading={mutation.isPending}>
-            {USER_LABELS.addUser}
-          </Button>
-        </Group>
+        <UserFormFooter error={error} pending={pending} submitLabel={USER_LABELS.addUser} onCancel={onDone} />
       </Stack>
     </form>
   );

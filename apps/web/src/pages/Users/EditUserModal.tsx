@@ -4,13 +4,13 @@
  * the modal ('Error saving user. Please try again.' when the server gives no message).
  */
 import { type ConsoleUser, MESSAGES, type UpdateUserRequest } from '@lendlock/contract';
-import { Button, Group, Modal, Stack, Text, TextInput } from '@mantine/core';
-import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { Modal, Stack, TextInput } from '@mantine/core';
 import { type FormEvent, useState } from 'react';
-import { updateUser, userQueryKeys } from '../../api/users';
+import { updateUser } from '../../api/users';
 import { useServices } from '../../app/services';
 import { USER_LABELS } from './labels';
 import { PermissionChecklist } from './PermissionChecklist';
+import { UserFormFooter, useSaveUser } from './userFormParts';
 import {
   type EditUserDraft,
   editDraftOf,
@@ -29,24 +29,19 @@ export function EditUserModal({ user, onClose }: { user: ConsoleUser | null; onC
 
 function EditUserForm({ user, onDone }: { user: ConsoleUser; onDone: () => void }) {
   const { api, config } = useServices();
-  const queryClient = useQueryClient();
   const [draft, setDraft] = useState<EditUserDraft>(() => editDraftOf(user));
-  const [error, setError] = useState<string | null>(null);
-  const mutation = useMutation({ mutationFn: (request: UpdateUserRequest) => updateUser(api, request) });
+  const { error, pending, save } = useSaveUser({
+    send: (request: UpdateUserRequest) => updateUser(api, request),
+    success: MESSAGES.userUpdated,
+    failureText: editUserFailureText,
+    onDone,
+  });
 
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
-    const invalid = validateEditUser(draft, config);
-    setError(invalid);
-    if (invalid || draft.id === null) return;
-    mutation.mutate(toUpdateUserRequest({ ...draft, id: draft.id }), {
-      onSuccess: (reply) => {
-        void queryClient.invalidateQueries({ queryKey: userQueryKeys.all });
-        onDone();
-        window.alert(reply.message || MESSAGES.userUpdated);
-      },
-      onError: (failure) => setError(editUserFailureText(failure)),
-    });
+    save(validateEditUser(draft, config), () =>
+      draft.id === null ? null : toUpdateUserRequest({ ...draft, id: draft.id }),
+    );
   };
 
   return (
@@ -70,19 +65,7 @@ function EditUserForm({ user, onDone }: { user: ConsoleUser; onDone: () => void 
           value={draft.permissions}
           onChange={(permissions) => setDraft((current) => ({ ...current, permissions }))}
         />
-        {error ? (
-          <Text c="red" size="sm" role="alert">
-            {error}
-          </Text>
-        ) : null}
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onDone}>
-            {USER_LABELS.cancel}
-          </Button>
-          <Button type="submit" loading={mutation.isPending}>
-            {USER_LABELS.save}
-          </Button>
-        </Group>
+        <UserFormFooter error={error} pending={pending} submitLabel={USER_LABELS.save} onCancel={onDone} />
       </Stack>
     </form>
   );

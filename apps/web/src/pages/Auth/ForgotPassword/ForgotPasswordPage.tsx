@@ -2,37 +2,28 @@
  * Spec §2 Forgot Password: the email field and 'Send Password Reset Email'. The server mails a link and
  * answers the same for every address (design.md §3.1), so the page never learns whether it exists.
  */
-import { Anchor, Button, Stack, Text, TextInput } from '@mantine/core';
+import { Anchor, Button, Stack, TextInput } from '@mantine/core';
 import { type FormEvent, useState } from 'react';
 import { Link } from 'react-router';
 import { requestPasswordReset } from '../../../api/password';
 import { useServices } from '../../../app/services';
 import { LABELS } from '../../../lib/labels';
 import { AuthCard } from '../AuthCard';
+import { OutcomeText, useAuthForm } from '../authForm';
 import { forgotPasswordFailureText, validateForgotPassword } from './forgotPassword';
-
-type Outcome = { kind: 'sent' | 'error'; text: string };
 
 export default function ForgotPasswordPage() {
   const { api } = useServices();
   const [email, setEmail] = useState('');
-  const [outcome, setOutcome] = useState<Outcome | null>(null);
-  const [submitting, setSubmitting] = useState(false);
+  const { outcome, submitting, run } = useAuthForm({
+    validate: () => validateForgotPassword(email),
+    send: () => requestPasswordReset(api, email.trim()),
+    failureText: forgotPasswordFailureText,
+  });
 
-  const submit = async (event: FormEvent<HTMLFormElement>) => {
+  const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
-    const invalid = validateForgotPassword(email);
-    setOutcome(invalid ? { kind: 'error', text: invalid } : null);
-    if (invalid) return;
-    setSubmitting(true);
-    try {
-      const reply = await requestPasswordReset(api, email.trim());
-      setOutcome({ kind: 'sent', text: reply.message });
-    } catch (failure) {
-      setOutcome({ kind: 'error', text: forgotPasswordFailureText(failure) });
-    } finally {
-      setSubmitting(false);
-    }
+    void run();
   };
 
   return (
@@ -48,15 +39,7 @@ export default function ForgotPasswordPage() {
             value={email}
             onChange={(event) => setEmail(event.currentTarget.value)}
           />
-          {outcome ? (
-            <Text
-              c={outcome.kind === 'sent' ? 'green' : 'red'}
-              size="sm"
-              role={outcome.kind === 'sent' ? 'status' : 'alert'}
-            >
-              {outcome.text}
-            </Text>
-          ) : null}
+          <OutcomeText outcome={outcome} />
           <Button type="submit" loading={submitting} fullWidth>
             {LABELS.sendResetEmail}
           </Button>
