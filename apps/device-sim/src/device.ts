@@ -156,8 +156,9 @@ export class SimulatedDevice extends EventEmitter {
     );
   }
 
-  private ack(message: AckMessage): void {
-    this.client?.publish(topics.ack(this.imei), JSON.stringify(message), { qos: 1 });
+  /** Publishes an acknowledgement; `then` runs once the broker has it. */
+  private ack(message: AckMessage, then?: () => void): void {
+    this.client?.publish(topics.ack(this.imei), JSON.stringify(message), { qos: 1 }, () => then?.());
   }
 
   private onCommand(payload: Buffer): void {
@@ -176,10 +177,8 @@ export class SimulatedDevice extends EventEmitter {
     if (this.crashAfterNextDelivery) {
       // The acknowledgement leaves (the broker has it), then the agent is gone.
       this.crashAfterNextDelivery = false;
-      this.client?.publish(
-        topics.ack(this.imei),
-        JSON.stringify({ id: parsed.id, status: 'DELIVERED' } satisfies AckMessage),
-        { qos: 1 },
+      this.ack(
+        { id: parsed.id, status: 'DELIVERED' },
         () => void this.dropOffline().then(() => this.emit('crashed', parsed)),
       );
       return;

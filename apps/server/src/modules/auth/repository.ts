@@ -3,6 +3,7 @@ import { type Kysely, sql } from 'kysely';
 import type { DB } from '../../db/types';
 import { sha256Hex } from '../../lib/secrets';
 import type { Principal } from '../../plugins/auth';
+import { AppError } from '../../plugins/errors';
 
 interface PrincipalRow {
   user_id: number;
@@ -104,6 +105,13 @@ export async function endUserSessions(db: Kysely<DB>, userId: number, reason: st
 }
 
 // ---- Login throttling: failures per key in a fixed window that opens at the first failure ----
+
+/** The 429 of a throttled key: `message` gets the minutes left (at least 1), Retry-After the seconds. */
+export function throttledError(retryAfterMs: number, message: (minutes: number) => string): AppError {
+  return new AppError(429, 'RATE_LIMITED', message(Math.max(1, Math.ceil(retryAfterMs / 60_000))), {
+    'retry-after': String(Math.max(1, Math.ceil(retryAfterMs / 1000))),
+  });
+}
 
 export async function throttledKeys(
   db: Kysely<DB>,

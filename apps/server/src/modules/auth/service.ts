@@ -10,7 +10,14 @@ import type { Principal } from '../../plugins/auth';
 import { AppError } from '../../plugins/errors';
 import { appendAudit } from '../audit/repository';
 import { findUserByIdentifier, permissionsOfUser } from '../users/repository';
-import { clearFailures, endSession, insertSession, recordFailures, throttledKeys } from './repository';
+import {
+  clearFailures,
+  endSession,
+  insertSession,
+  recordFailures,
+  throttledError,
+  throttledKeys,
+} from './repository';
 
 export interface AuthSettings {
   sessionTtlMs: number;
@@ -47,16 +54,13 @@ export async function login(db: Kysely<DB>, settings: AuthSettings, attempt: Log
   const blocked = await throttledKeys(db, limits, settings.throttleWindowMs);
   if (blocked.length > 0) {
     const retryAfterMs = Math.max(...blocked.map((b) => b.retryAfterMs));
-    const minutes = Math.max(1, Math.ceil(retryAfterMs / 60_000));
     await appendAudit(db, {
       actor: { label: attempt.identifier.slice(0, 254) },
       action: 'login',
       address: attempt.address,
       result: 'throttled',
     });
-    throw new AppError(429, 'RATE_LIMITED', MESSAGES.loginThrottled(minutes), {
-      'retry-after': String(Math.max(1, Math.ceil(retryAfterMs / 1000))),
-    });
+    throw throttledError(retryAfterMs, MESSAGES.loginThrottled);
   }
 
   const ok = await verifyPassword(user?.password_hash ?? (await dummyPasswordHash()), attempt.password);

@@ -65,6 +65,7 @@ export interface AuditValues {
 
 export interface RecordedCommand {
   id: number;
+  transaction_id: string;
   status: CommandStatus;
   created_at: Date;
 }
@@ -89,18 +90,19 @@ const text = (value: unknown): string | null =>
  * with `sendNow` is recorded as SENT, for the caller to publish after commit, unless an older command of
  * its device is still QUEUED: then it stays QUEUED and a dispatch sends both in order. The audit rows,
  * where given, are appended by the same statement. A single command is a list of one: single commands
- * arriving together are recorded in one transaction (see CommandService.issue).
+ * arriving together are recorded in one transaction (see CommandService.issue). The rows come back in no
+ * particular order: match them by transaction id.
  */
 export async function recordCommands(
   trx: Transaction<DB>,
   records: readonly CommandRecord[],
-): Promise<(RecordedCommand & { transaction_id: string })[]> {
+): Promise<RecordedCommand[]> {
   if (records.length === 0) return [];
   if (new Set(records.map((r) => r.command.imei1)).size !== records.length)
     throw new Error('recordCommands: one command per device');
   // Every column as text, cast in SQL: arrays of dates and numbers travel the same on pg and PGlite.
   const column = (pick: (r: CommandRecord) => unknown) => records.map((r) => text(pick(r)));
-  const result = await sql<RecordedCommand & { transaction_id: string }>`
+  const result = await sql<RecordedCommand>`
     WITH v AS (
       SELECT * FROM unnest(
         ${column((r) => r.command.transaction_id)}::text[], ${column((r) => r.command.imei1)}::text[],

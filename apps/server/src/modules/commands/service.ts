@@ -124,6 +124,9 @@ function refusalOf(device: DeviceRow | undefined, actor: Principal | null): AppE
   return null;
 }
 
+const byTransactionId = (rows: readonly RecordedCommand[]) =>
+  new Map(rows.map((row) => [row.transaction_id, row]));
+
 /** Most single commands recorded in one transaction (see CommandService.issue). */
 const GROUP_MAX = 200;
 /** Transactions of single commands running at once. */
@@ -239,13 +242,15 @@ export class CommandService {
           taken.add(device.imei1);
           planned.push({ waiting, device, record: this.recordOf(waiting.request, device, true) });
         }
-        const recorded = await recordCommands(
-          trx,
-          planned.map((p) => p.record),
+        const recorded = byTransactionId(
+          await recordCommands(
+            trx,
+            planned.map((p) => p.record),
+          ),
         );
-        return planned.map((p, i) => ({
+        return planned.map((p) => ({
           waiting: p.waiting,
-          issued: this.issuedOf(p.record, p.device, recorded[i]),
+          issued: this.issuedOf(p.record, p.device, recorded, p.waiting.request.options),
         }));
       });
     } catch (error) {
@@ -268,6 +273,8 @@ export class CommandService {
     // after commit (as a dispatch claim would, one statement fewer); in a caller's transaction, the
     // dispatch after commit is the caller's.
     const ownTransaction = !db.isTransaction;
+    // A command the server carries out itself (FORMATTEDDEVICE) de-enrolls the device: its credential goes.
+    let revoked = false;
     const issued = await inTransaction(db, async (trx) => {
       // Serialise commands per device: two racing requests end in one well-defined order.
       const device = await lockDeviceByImei(trx, request.imei);
@@ -275,6 +282,7 @@ export class CommandService {
       if (refusal || !device) throw refusal;
       const record = this.recordOf(request, device, ownTransaction);
       if (record.command.kind === 'server') {
+        revoked = true;
         // FORMATTEDDEVICE: the phone was formatted, its agent is gone; the server de-enrolls it.
         await trx
           .updateTable('devices')
@@ -286,13 +294,12 @@ export class CommandService {
           .values({ imei1: device.imei1, imei2: device.imei2, action: 'DEENROLLED' })
           .execute();
       }
-      const [recorded] = await recordCommands(trx, [record]);
-      return this.issuedOf(record, device, recorded);
+      const recorded = byTransactionId(await recordCommands(trx, [record]));
+      return this.issuedOf(record, device, recorded, request.options);
     });
     if (ownTransaction) {
       this.afterCommit([issued]);
-      // FORMATTEDDEVICE revoked the device's credential.
-      if (issued.claimed.command === 'FORMATTEDDEVICE') this.credentialRevoked(issued.issued.imei1);
+      if (revoked) this.credentialRevoked(issued.issued.imei1);
     }
     return issued.issued;
   }
@@ -352,23 +359,24 @@ export class CommandService {
   private issuedOf(
     record: CommandRecord,
     device: DeviceRow,
-    recorded: (RecordedCommand & { transaction_id: string }) | undefined,
+    recorded: ReadonlyMap<string, RecordedCommand>,
+    options: CommandOptions = {},
   ): IssuedRecord {
-    if (!recorded || recorded.transaction_id !== record.command.transaction_id)
-      throw new Error('command not recorded');
     const c = record.command;
+    const row = recorded.get(c.transaction_id);
+    if (!row) throw new Error('command not recorded');
     return {
       issued: { transactionId: c.transaction_id, imei1: c.imei1, status: c.status ?? 'QUEUED' },
       online: device.online,
       claimed: {
-        id: recorded.id,
+        id: row.id,
         transaction_id: c.transaction_id,
         imei1: c.imei1,
         command: c.command,
-        options: JSON.parse(c.options) as CommandOptions,
-        created_at: recorded.created_at,
+        options,
+        created_at: row.created_at,
       },
-      sent: recorded.status === 'SENT',
+      sent: row.status === 'SENT',
     };
   }
 

@@ -11,7 +11,7 @@ import { inTransaction } from '../../db/transaction';
 import type { DB, RegistrationStatus } from '../../db/types';
 import { randomSecret, sha256Hex } from '../../lib/secrets';
 import { AppError } from '../../plugins/errors';
-import { recordFailures, throttledKeys } from '../auth/repository';
+import { recordFailures, throttledError, throttledKeys } from '../auth/repository';
 import { isFinanced, lockDevice } from './repository';
 
 export function secretMatches(expected: string, given: string | undefined): boolean {
@@ -114,14 +114,7 @@ export async function admitRegistration(
 ): Promise<void> {
   const key = `enroll-addr:${address}`;
   const [blocked] = await throttledKeys(db, [{ key, max: limit.maxFailures }], limit.windowMs);
-  if (blocked) {
-    throw new AppError(
-      429,
-      'RATE_LIMITED',
-      REGISTRATION_MESSAGES.throttled(Math.max(1, Math.ceil(blocked.retryAfterMs / 60_000))),
-      { 'retry-after': String(Math.max(1, Math.ceil(blocked.retryAfterMs / 1000))) },
-    );
-  }
+  if (blocked) throw throttledError(blocked.retryAfterMs, REGISTRATION_MESSAGES.throttled);
   if (!secretMatches(expected, given)) {
     await recordFailures(db, [key], limit.windowMs);
     throw new AppError(401, 'UNAUTHENTICATED', REGISTRATION_MESSAGES.badSecret);
