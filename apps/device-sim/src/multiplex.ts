@@ -114,6 +114,8 @@ export class MultiplexedFleet extends EventEmitter {
         connectTimeout: 10_000,
         protocolVersion: this.options.protocolVersion ?? 4,
         ...(this.options.protocolVersion === 5 ? { properties: { receiveMaximum: 65535 } } : {}),
+        // No per-packet tracing unless DEBUG asks for it (see the server's gateway).
+        ...(process.env.DEBUG ? {} : { log: () => {} }),
       });
       client.on('message', (topic, payload) => this.onMessage(topic, payload));
       corkPerTurn(client);

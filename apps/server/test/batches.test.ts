@@ -358,3 +358,78 @@ describe.each(databaseKinds())('batches on %s', (kind) => {
     expect(list.json()).toEqual({ status: 'success', message: '2 IMEIs recorded' });
   });
 });
+
+describe.each(databaseKinds())('batch commands behind older queued ones on %s', (kind) => {
+  // No sweep during the test: only the batch itself can send the older command.
+  const suite = deviceSuite(kind, { batchWorkers: 1, dispatchIntervalMs: 3_600_000 });
+
+  it('an online device with an older QUEUED command receives that one first, then the batch command', async () => {
+    const device = simulatedDevice(suite.server);
+    suite.devices.push(device);
+    await device.register();
+    await device.connect();
+    // Online, and the dispatch that follows coming online done (it would send the command below).
+    await vi.waitFor(
+      async () =>
+        expect(
+          (
+            await suite.database.db
+              .selectFrom('devices')
+              .select('online')
+              .where('imei1', '=', device.imei)
+              .executeTakeFirstOrThrow()
+          ).online,
+        ).toBe(true),
+      { timeout: 10_000, interval: 20 },
+    );
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    // An older command the broker did not take (it went back to QUEUED), on another state key.
+    const older = `older-${device.imei}`;
+    await suite.database.db
+      .insertInto('commands')
+      .values({
+        transaction_id: older,
+        imei1: device.imei,
+        command: 'BLOCKAPP',
+        kind: 'state',
+        state_key: 'appsBlocked',
+        interface: 'A',
+        status: 'QUEUED',
+        user_label: suite.admin.email,
+      })
+      .execute();
+    await sql`UPDATE devices SET desired_state = desired_state || '{"appsBlocked": true}'::jsonb
+      WHERE imei1 = ${device.imei}`.execute(suite.database.db);
+    const body = multipart(
+      { user: suite.admin.email },
+      { name: 'devices.csv', type: 'text/csv', content: imeiCsv([device.imei]) },
+    );
+    const response = await suite.server.app.inject({
+      method: 'POST',
+      url: '/api/bulkLockCopy.php',
+      headers: { ...body.headers, 'x-api-key': suite.admin.token },
+      payload: body.payload,
+    });
+    expect(response.statusCode).toBe(200);
+    await vi.waitFor(() => expect(device.received.map((c) => c.command)).toEqual(['BLOCKAPP', 'LOCK']), {
+      timeout: 15_000,
+      interval: 50,
+    });
+    await vi.waitFor(
+      async () => {
+        const rows = await suite.database.db
+          .selectFrom('commands')
+          .select(['command', 'status'])
+          .where('imei1', '=', device.imei)
+          .orderBy('id')
+          .execute();
+        expect(rows).toEqual([
+          { command: 'BLOCKAPP', status: 'EXECUTED' },
+          { command: 'LOCK', status: 'EXECUTED' },
+        ]);
+      },
+      { timeout: 15_000, interval: 50 },
+    );
+    expect(device.state).toMatchObject({ locked: true, appsBlocked: true });
+  });
+});

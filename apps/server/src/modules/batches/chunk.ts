@@ -42,6 +42,11 @@ export interface ChunkOutcome {
   imeis: string[];
   /** The commands for online devices, recorded as SENT: publish them after commit (see below). */
   toSend: ClaimedDeviceCommand[];
+  /**
+   * Online devices whose new command was recorded QUEUED behind an older QUEUED one (on another state key,
+   * or a one-shot): dispatch them after commit, which sends their commands oldest first.
+   */
+  toDispatch: string[];
 }
 
 interface ClaimedItem {
@@ -60,6 +65,8 @@ interface DeviceLite {
   claimstatus: string;
   retailer_phone: string | null;
   released: boolean;
+  /** An older command of the device, that this chunk does not supersede, is still QUEUED. */
+  waiting: boolean;
 }
 
 /** The part of the desired state a command sets (RELEASE sets all of it). */
@@ -90,16 +97,21 @@ export async function processChunk(
     ORDER BY seq LIMIT ${size}
     FOR UPDATE SKIP LOCKED`.execute(trx);
   const items = claimed.rows;
-  if (items.length === 0) return { processed: 0, found: 0, imeis: [], toSend: [] };
+  if (items.length === 0) return { processed: 0, found: 0, imeis: [], toSend: [], toDispatch: [] };
 
   const command = batch.command as RawCommand;
   const kind = commandKind(command);
   const stateKey = stateKeyOf(command);
   const imeis = [...new Set(items.map((i) => i.imei))];
-  // Lock the devices in a stable order (no deadlock between workers), by either IMEI.
+  // Lock the devices in a stable order (no deadlock between workers), by either IMEI. `waiting`: a
+  // command recorded as SENT would overtake an older QUEUED one (as in recordCommands); a probe of the
+  // small partial index of QUEUED commands.
   const found = await sql<DeviceLite>`
     SELECT imei1, online, imei2, claimstatus, retailer_phone,
-      coalesce((desired_state->>'released')::boolean, false) AS released FROM devices
+      coalesce((desired_state->>'released')::boolean, false) AS released,
+      EXISTS (SELECT 1 FROM commands c WHERE c.imei1 = devices.imei1 AND c.status = 'QUEUED'
+              AND (${stateKey}::text IS NULL OR c.state_key IS DISTINCT FROM ${stateKey}::text)) AS waiting
+    FROM devices
     WHERE imei1 = ANY(${imeis}::text[]) OR imei2 = ANY(${imeis}::text[])
     ORDER BY imei1 FOR UPDATE`.execute(trx);
   const byImei = new Map<string, DeviceLite>();
@@ -119,6 +131,7 @@ export async function processChunk(
     sent: boolean;
   }[] = [];
   const targets = new Set<string>();
+  const toDispatch = new Set<string>();
   for (const item of items) {
     const device = byImei.get(item.imei);
     let note: string | null = null;
@@ -145,8 +158,9 @@ export async function processChunk(
       imei1: device.imei1,
       options: JSON.stringify(options),
       parsed: options,
-      sent: send && device.online,
+      sent: send && device.online && !device.waiting,
     });
+    if (send && device.online && device.waiting) toDispatch.add(device.imei1);
     targets.add(device.imei1);
     results.push({ row: item.row, result: 'found', note: null, tid });
   }
@@ -194,11 +208,14 @@ export async function processChunk(
       WHERE imei1 = ANY(${targetList}::text[])`.execute(trx);
   }
 
-  // By physical address (a TID scan per row): a plan that needs no statistics of a batch just uploaded.
+  // By physical address: a TID scan, whatever the statistics of a batch just uploaded say. The `= ANY`
+  // makes it one for every plan: joined on `ctid = v.row` alone, a plan made while the table looked small
+  // reads all of it (every batch's rows) and hashes it, once per chunk.
+  const rows = results.map((r) => r.row);
   await sql`UPDATE batch_items b SET result = v.result, note = v.note, transaction_id = v.tid, processed_at = now()
-    FROM unnest(${results.map((r) => r.row)}::tid[], ${results.map((r) => r.result)}::text[],
+    FROM unnest(${rows}::tid[], ${results.map((r) => r.result)}::text[],
                 ${results.map((r) => r.note)}::text[], ${results.map((r) => r.tid)}::text[]) AS v(row, result, note, tid)
-    WHERE b.ctid = v.row`.execute(trx);
+    WHERE b.ctid = ANY(${rows}::tid[]) AND b.ctid = v.row`.execute(trx);
 
   const foundCount = results.filter((r) => r.result === 'found').length;
   const last = items.reduce((a, b) => (b.seq > a.seq ? b : a));
@@ -207,5 +224,11 @@ export async function processChunk(
       last_imei = CASE WHEN ${last.seq} > last_seq THEN ${last.imei} ELSE last_imei END,
       last_seq = greatest(last_seq, ${last.seq}), updated_at = now()
     WHERE id = ${batch.id}`.execute(trx);
-  return { processed: items.length, found: foundCount, imeis: [...targets], toSend };
+  return {
+    processed: items.length,
+    found: foundCount,
+    imeis: [...targets],
+    toSend,
+    toDispatch: [...toDispatch],
+  };
 }

@@ -269,8 +269,9 @@ export class BatchService {
       await this.completeIfDone(Number(batch.id));
       return false;
     }
-    // Online devices get theirs now; others on reconnect.
+    // Online devices get theirs now (after any older queued ones); others on reconnect.
     await this.options.commands.publishClaimed(outcome.toSend);
+    if (outcome.toDispatch.length > 0) await this.options.commands.dispatchMany(outcome.toDispatch);
     return true;
   }
 
