@@ -1,6 +1,6 @@
 /**
  * ExcelJS's streaming writer with nothing else: N rows shaped like the commands export (the same columns,
- * cell types and lengths), written with the export's own writer options and pacing to a stream that
+ * cell types and lengths), written with the options and pacing the export used with ExcelJS to a stream that
  * discards the bytes. Prints {"ms", "rss", "bytes", "liveHeap"} as JSON (liveHeap: the heap after a full
  * collection halfway, with --expose-gc). Run as its own process, for a clean RSS.
  *
@@ -9,7 +9,33 @@
 import { createHash } from 'node:crypto';
 import { Writable } from 'node:stream';
 import ExcelJS from 'exceljs';
-import { keepPace, PACE_ROWS, XLSX_WRITER_OPTIONS } from '../../apps/server/src/modules/reports/export';
+
+/** The options the export used with ExcelJS, before it wrote its own sheet XML (ADR 0006). */
+const XLSX_WRITER_OPTIONS = { useStyles: false, useSharedStrings: false } as const;
+
+/** Rows written between two looks at the compressor (see `keepPace`). */
+const PACE_ROWS = 200;
+
+type NeedsDrain = NodeJS.EventEmitter & {
+  writableNeedDrain?: boolean;
+  _writableState?: { needDrain?: boolean };
+};
+
+/**
+ * Waits until the zip compressor has taken in what the sheet gave it. ExcelJS hands the sheet's XML to
+ * its zip (archiver) without back-pressure, and the compression runs in the thread pool one chunk per
+ * turn of the event loop: a writer that does not wait piles a million rows up in memory (half a
+ * gigabyte) and compresses them at the end. While the compressor's input is over its high-water mark,
+ * this waits for it to drain, and otherwise lets the event loop turn once.
+ */
+async function keepPace(sheet: ExcelJS.Worksheet): Promise<void> {
+  const input = (sheet as unknown as { stream?: { pipes?: NeedsDrain[] } }).stream?.pipes?.[0];
+  if (input && (input.writableNeedDrain ?? input._writableState?.needDrain)) {
+    await new Promise((resolve) => input.once('drain', resolve));
+  } else {
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
 
 const rows = Number(process.argv[2] ?? 1_000_000);
 let bytes = 0;

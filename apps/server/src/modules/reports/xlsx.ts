@@ -1,0 +1,165 @@
+/**
+ * A one-sheet xlsx written as a stream (ADR 0006): the sheet's SpreadsheetML is made row by row as text
+ * and deflated by archiver (zlib, in the thread pool) into the output, beside the thread that makes it.
+ * The parts and the cells are those ExcelJS's streaming writer makes with the export's options (no styles
+ * applied, no shared strings: numbers as `<v>`, text as `t="str"`, empty cells left out), so a file reads
+ * the same in Excel, LibreOffice, ExcelJS and the console; what ExcelJS adds per cell (a Cell object, its
+ * model and an XML stream of its own for each row) is what made a million-row export slower than the
+ * target allowed (docs/performance.md).
+ */
+import type { Writable } from 'node:stream';
+import { PassThrough } from 'node:stream';
+import archiver from 'archiver';
+
+export type XlsxCell = string | number | null;
+
+const XML_HEAD = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n';
+const MAIN_NS = 'http://schemas.openxmlformats.org/spreadsheetml/2006/main';
+const REL_NS = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';
+const PACKAGE_REL_NS = 'http://schemas.openxmlformats.org/package/2006/relationships';
+
+const CONTENT_TYPES = `${XML_HEAD}<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/xl/workbook.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/><Override PartName="/xl/worksheets/sheet1.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/><Override PartName="/xl/styles.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.styles+xml"/><Override PartName="/docProps/core.xml" ContentType="application/vnd.openxmlformats-package.core-properties+xml"/><Override PartName="/docProps/app.xml" ContentType="application/vnd.openxmlformats-officedocument.extended-properties+xml"/></Types>`;
+
+const ROOT_RELS = `${XML_HEAD}<Relationships xmlns="${PACKAGE_REL_NS}"><Relationship Id="rId1" Type="${REL_NS}/officeDocument" Target="xl/workbook.xml"/><Relationship Id="rId2" Type="http://schemas.openxmlformats.org/package/2006/relationships/metadata/core-properties" Target="docProps/core.xml"/><Relationship Id="rId3" Type="${REL_NS}/extended-properties" Target="docProps/app.xml"/></Relationships>`;
+
+const WORKBOOK_RELS = `${XML_HEAD}<Relationships xmlns="${PACKAGE_REL_NS}"><Relationship Id="rId1" Type="${REL_NS}/styles" Target="styles.xml"/><Relationship Id="rId2" Type="${REL_NS}/worksheet" Target="worksheets/sheet1.xml"/></Relationships>`;
+
+/** The default style sheet: one font, the two required fills, one border, one cell format (ExcelJS's). */
+const STYLES = `${XML_HEAD}<styleSheet xmlns="${MAIN_NS}"><fonts count="1"><font><sz val="11"/><color theme="1"/><name val="Calibri"/><family val="2"/><scheme val="minor"/></font></fonts><fills count="2"><fill><patternFill patternType="none"/></fill><fill><patternFill patternType="gray125"/></fill></fills><borders count="1"><border><left/><right/><top/><bottom/><diagonal/></border></borders><cellStyleXfs count="1"><xf numFmtId="0" fontId="0" fillId="0" borderId="0"/></cellStyleXfs><cellXfs count="1"><xf numFmtId="0" fontId="0" fillId="0" borderId="0" xfId="0"/></cellXfs><cellStyles count="1"><cellStyle name="Normal" xfId="0" builtinId="0"/></cellStyles><dxfs count="0"/><tableStyles count="0" defaultTableStyle="TableStyleMedium2" defaultPivotStyle="PivotStyleLight16"/></styleSheet>`;
+
+const SHEET_HEAD = `${XML_HEAD}<worksheet xmlns="${MAIN_NS}" xmlns:r="${REL_NS}"><sheetFormatPr defaultRowHeight="15"/><sheetData>`;
+const SHEET_TAIL =
+  '</sheetData><pageMargins left="0.7" right="0.7" top="0.75" bottom="0.75" header="0.3" footer="0.3"/></worksheet>';
+
+/** Characters XML 1.0 cannot carry (dropped, as ExcelJS drops them) and the five it escapes. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters XML 1.0 cannot carry
+const NEEDS_ESCAPE = /[<>&'"\x7F\x00-\x08\x0B\x0C\x0E-\x1F]/;
+const ESCAPES: Record<string, string> = {
+  '<': '&lt;',
+  '>': '&gt;',
+  '&': '&amp;',
+  "'": '&apos;',
+  '"': '&quot;',
+};
+
+export function xmlText(text: string): string {
+  if (!NEEDS_ESCAPE.test(text)) return text;
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: as above
+  return text.replace(/[<>&'"\x7F\x00-\x08\x0B\x0C\x0E-\x1F]/g, (c) => ESCAPES[c] ?? '');
+}
+
+/** A sheet name Excel accepts: at most 31 characters, none of \ / ? * [ ] : */
+export function sheetName(name: string): string {
+  return name.replace(/[\\/?*[\]:]/g, '-').slice(0, 31) || 'Sheet1';
+}
+
+/** Column letters of the first `count` columns: A … Z, AA … */
+function columnLetters(count: number): string[] {
+  return Array.from({ length: count }, (_, index) => {
+    let n = index + 1;
+    let letters = '';
+    while (n > 0) {
+      const rest = (n - 1) % 26;
+      letters = String.fromCharCode(65 + rest) + letters;
+      n = Math.floor((n - 1) / 26);
+    }
+    return letters;
+  });
+}
+
+/** Text gathered before it goes to the compressor (one write per this many characters). */
+const WRITE_CHARS = 64 * 1024;
+
+export interface XlsxWriter {
+  /** Adds a row (the first one is the header); resolves at once unless the output needs to drain. */
+  addRow(cells: readonly XlsxCell[]): Promise<void> | undefined;
+  /** Ends the sheet and the zip; resolves when the whole file has been handed to `output`. */
+  finish(): Promise<void>;
+}
+
+/**
+ * Writes one sheet named `name` into `output`. The text of the rows is deflated in zlib's thread pool
+ * while the caller makes the next rows; `addRow` returns a promise only when the compressor or the
+ * output is full, so memory stays bounded by the streams' buffers.
+ */
+export function xlsxWriter(output: Writable, name: string, options: { zlibLevel?: number } = {}): XlsxWriter {
+  const zip = archiver('zip', { zlib: { level: options.zlibLevel ?? 6 } });
+  zip.on('error', (error: Error) => output.destroy(error));
+  zip.pipe(output);
+  const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const title = xmlText(sheetName(name));
+  zip.append(CONTENT_TYPES, { name: '[Content_Types].xml' });
+  zip.append(ROOT_RELS, { name: '_rels/.rels' });
+  zip.append(
+    `${XML_HEAD}<Properties xmlns="http://schemas.openxmlformats.org/officeDocument/2006/extended-properties" xmlns:vt="http://schemas.openxmlformats.org/officeDocument/2006/docPropsVTypes"><Application>Lendlock</Application><HeadingPairs><vt:vector size="2" baseType="variant"><vt:variant><vt:lpstr>Worksheets</vt:lpstr></vt:variant><vt:variant><vt:i4>1</vt:i4></vt:variant></vt:vector></HeadingPairs><TitlesOfParts><vt:vector size="1" baseType="lpstr"><vt:lpstr>${title}</vt:lpstr></vt:vector></TitlesOfParts></Properties>`,
+    { name: 'docProps/app.xml' },
+  );
+  zip.append(
+    `${XML_HEAD}<cp:coreProperties xmlns:cp="http://schemas.openxmlformats.org/package/2006/metadata/core-properties" xmlns:dc="http://purl.org/dc/elements/1.1/" xmlns:dcterms="http://purl.org/dc/terms/" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"><dc:creator>Lendlock</dc:creator><dcterms:created xsi:type="dcterms:W3CDTF">${now}</dcterms:created><dcterms:modified xsi:type="dcterms:W3CDTF">${now}</dcterms:modified></cp:coreProperties>`,
+    { name: 'docProps/core.xml' },
+  );
+  zip.append(
+    `${XML_HEAD}<workbook xmlns="${MAIN_NS}" xmlns:r="${REL_NS}"><workbookPr/><sheets><sheet name="${title}" sheetId="1" r:id="rId2"/></sheets></workbook>`,
+    { name: 'xl/workbook.xml' },
+  );
+  zip.append(WORKBOOK_RELS, { name: 'xl/_rels/workbook.xml.rels' });
+  zip.append(STYLES, { name: 'xl/styles.xml' });
+
+  const sheet = new PassThrough({ highWaterMark: 256 * 1024 });
+  zip.append(sheet, { name: 'xl/worksheets/sheet1.xml' });
+  const closed = new Promise<void>((resolve, reject) => {
+    output.once('finish', resolve);
+    output.once('close', resolve);
+    output.once('error', reject);
+    zip.once('error', reject);
+  });
+  // Seen by `finish`; an export that stops early (its client went away) never asks.
+  closed.catch(() => {});
+
+  let letters: string[] = [];
+  let rowNumber = 0;
+  let pending = SHEET_HEAD;
+
+  const drain = (): Promise<void> | undefined => {
+    const text = pending;
+    pending = '';
+    if (sheet.write(text)) return undefined;
+    if (output.destroyed) return Promise.resolve();
+    // Until the compressor has taken the text in, or the output is gone (its client went away).
+    return new Promise((resolve) => {
+      const done = () => {
+        sheet.off('drain', done);
+        output.off('close', done);
+        resolve();
+      };
+      sheet.once('drain', done);
+      output.once('close', done);
+    });
+  };
+
+  return {
+    addRow(cells) {
+      rowNumber++;
+      if (cells.length > letters.length) letters = columnLetters(cells.length);
+      let xml = `<row r="${rowNumber}">`;
+      for (let i = 0; i < cells.length; i++) {
+        const value = cells[i];
+        if (value === null || value === undefined) continue;
+        if (typeof value === 'number' && Number.isFinite(value)) {
+          xml += `<c r="${letters[i]}${rowNumber}"><v>${value}</v></c>`;
+        } else {
+          xml += `<c r="${letters[i]}${rowNumber}" t="str"><v>${xmlText(String(value))}</v></c>`;
+        }
+      }
+      pending += `${xml}</row>`;
+      return pending.length >= WRITE_CHARS ? drain() : undefined;
+    },
+    async finish() {
+      pending += SHEET_TAIL;
+      await drain();
+      sheet.end();
+      await zip.finalize();
+      await closed;
+    },
+  };
+}

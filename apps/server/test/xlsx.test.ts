@@ -1,0 +1,136 @@
+/**
+ * The export's own xlsx writer (ADR 0006): what it writes is read back by ExcelJS's reader, cell by cell
+ * and type by type, including text XML must escape or cannot carry, many rows through a slow reader, and
+ * a reader that goes away halfway.
+ */
+import { PassThrough, Writable } from 'node:stream';
+import ExcelJS from 'exceljs';
+import { describe, expect, it } from 'vitest';
+import { sheetName, type XlsxCell, xlsxWriter, xmlText } from '../src/modules/reports/xlsx';
+
+/** Writes `rows` and returns the file, read by a consumer that takes `delayEvery` chunks slowly. */
+async function writeFile(
+  name: string,
+  rows: readonly (readonly XlsxCell[])[],
+  delayEvery = 0,
+): Promise<Buffer> {
+  const output = new PassThrough();
+  const chunks: Buffer[] = [];
+  let seen = 0;
+  const reader = new Writable({
+    highWaterMark: 1024,
+    write(chunk: Buffer, _encoding, done) {
+      chunks.push(chunk);
+      seen++;
+      if (delayEvery > 0 && seen % delayEvery === 0) setTimeout(done, 2);
+      else done();
+    },
+  });
+  const read = new Promise<void>((resolve, reject) => {
+    reader.on('finish', resolve);
+    reader.on('error', reject);
+  });
+  output.pipe(reader);
+  const writer = xlsxWriter(output, name, { zlibLevel: 1 });
+  for (const row of rows) {
+    const full = writer.addRow(row);
+    if (full) await full;
+  }
+  await writer.finish();
+  await read;
+  return Buffer.concat(chunks);
+}
+
+async function readBack(file: Buffer): Promise<{ name: string; rows: unknown[][] }> {
+  const workbook = new ExcelJS.Workbook();
+  await workbook.xlsx.load(file as unknown as ArrayBuffer);
+  const sheet = workbook.worksheets[0];
+  if (!sheet) throw new Error('no sheet');
+  const rows: unknown[][] = [];
+  sheet.eachRow({ includeEmpty: true }, (row) => {
+    rows.push((row.values as unknown[]).slice(1));
+  });
+  return { name: sheet.name, rows };
+}
+
+/** The names of a zip's entries, from its central directory. */
+function zipEntries(file: Buffer): string[] {
+  const end = file.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
+  let offset = file.readUInt32LE(end + 16);
+  const count = file.readUInt16LE(end + 10);
+  const names: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const nameLength = file.readUInt16LE(offset + 28);
+    const extra = file.readUInt16LE(offset + 30);
+    const comment = file.readUInt16LE(offset + 32);
+    names.push(file.toString('utf8', offset + 46, offset + 46 + nameLength));
+    offset += 46 + nameLength + extra + comment;
+  }
+  return names;
+}
+
+describe('the xlsx writer', () => {
+  it('writes numbers as numbers, text as text, leaves empty cells empty, and escapes what XML needs', async () => {
+    const file = await writeFile('Activate Alarm', [
+      ['Id', 'Date and Time', 'Name', 'Note'],
+      [1, '2026-03-01T10:00:00.000Z', 'a<b & "c" \'d\' >', null],
+      [2.5, null, 'Ünïcødé ✓ 🙂', '  spaced  '],
+      [3, 'tab\there\nnew line', 'bell\u0007 and nul\u0000 dropped', "'=1+2"],
+    ]);
+    expect(zipEntries(file).sort()).toEqual([
+      '[Content_Types].xml',
+      '_rels/.rels',
+      'docProps/app.xml',
+      'docProps/core.xml',
+      'xl/_rels/workbook.xml.rels',
+      'xl/styles.xml',
+      'xl/workbook.xml',
+      'xl/worksheets/sheet1.xml',
+    ]);
+    const { name, rows } = await readBack(file);
+    expect(name).toBe('Activate Alarm');
+    expect(rows).toEqual([
+      ['Id', 'Date and Time', 'Name', 'Note'],
+      [1, '2026-03-01T10:00:00.000Z', 'a<b & "c" \'d\' >'],
+      [2.5, undefined, 'Ünïcødé ✓ 🙂', '  spaced  '],
+      [3, 'tab\there\nnew line', 'bell and nul dropped', "'=1+2"],
+    ]);
+  });
+
+  it('keeps every row in order through a slow reader, past column Z', async () => {
+    const width = 30;
+    const header = Array.from({ length: width }, (_, i) => `Column ${i + 1}`);
+    const rows: XlsxCell[][] = [header];
+    for (let r = 1; r <= 20_000; r++)
+      rows.push(Array.from({ length: width }, (_, c) => (c % 2 === 0 ? r * 100 + c : `r${r}c${c}`)));
+    const file = await writeFile('Big', rows, 50);
+    const back = await readBack(file);
+    expect(back.rows).toHaveLength(rows.length);
+    expect(back.rows[0]).toEqual(header);
+    expect(back.rows[1]?.[26]).toBe(126); // AA1's neighbour row: column 27 is AA
+    expect(back.rows[20_000]).toEqual(rows[20_000]);
+    expect(back.rows.every((row, i) => row.length === width && row[0] === rows[i]?.[0])).toBe(true);
+  });
+
+  it('stops waiting when its reader goes away halfway', async () => {
+    const output = new PassThrough({ highWaterMark: 1024 });
+    const writer = xlsxWriter(output, 'Gone', { zlibLevel: 1 });
+    let written = 0;
+    // Nobody reads: the compressor and the output fill up, then the reader is gone.
+    setTimeout(() => output.destroy(), 50);
+    for (let r = 0; r < 200_000 && !output.destroyed; r++) {
+      const full = writer.addRow([r, `row ${r} ${'x'.repeat(50)}`]);
+      written++;
+      if (full) await full;
+    }
+    expect(output.destroyed).toBe(true);
+    expect(written).toBeLessThan(200_000);
+  });
+
+  it('names sheets as Excel allows and escapes XML text', () => {
+    expect(sheetName('Registration Status / Unmatched: [all]?')).toBe('Registration Status - Unmatched');
+    expect(sheetName('')).toBe('Sheet1');
+    expect(xmlText('plain')).toBe('plain');
+    expect(xmlText('<a href="x">&\'</a>\u0001')).toBe('&lt;a href=&quot;x&quot;&gt;&amp;&apos;&lt;/a&gt;');
+  });
+});
