@@ -4,6 +4,7 @@
  * 2 s. PostgreSQL and the embedded broker; the release goes to a simulated device that is online.
  */
 import { imeiFor, SimulatedDevice } from '@lendlock/device-sim';
+import { sql } from 'kysely';
 import { createPostgres, seedDevices, withDatabase } from './lib/db';
 import { httpLoad } from './lib/http-load';
 import { type Figure, fmt } from './lib/report';
@@ -75,10 +76,13 @@ export async function releaseUnderLoadBenchmark(log: Log): Promise<Figure[]> {
       statusOf: 'lockfiles',
     });
     const started = performance.now();
+    const arrived = new Map<string, number>();
+    device.on('command', (command: { id: string }) => arrived.set(command.id, performance.now() - started));
     const sent = await api.post<{ transactionId: string }>('/api/locknotification.php', {
       imei: device.imei,
       action: 'release',
     });
+    const answered = performance.now() - started;
     await waitFor(
       'the release to be executed',
       async () => {
@@ -93,9 +97,22 @@ export async function releaseUnderLoadBenchmark(log: Log): Promise<Figure[]> {
     const elapsed = performance.now() - started;
     const results = await load;
     const requests = results.reduce((sum, r) => sum + r.requests, 0);
+    // Where the time went: the command's own timestamps, from its creation.
+    const phases = await withDatabase(database, (db) =>
+      sql<{ sent: number; delivered: number; executed: number }>`
+        SELECT extract(epoch FROM sent_at - created_at) * 1000 AS sent,
+               extract(epoch FROM delivered_at - created_at) * 1000 AS delivered,
+               extract(epoch FROM completed_at - created_at) * 1000 AS executed
+        FROM commands WHERE transaction_id = ${sent.transactionId}`.execute(db),
+    );
+    const phase = phases.rows[0];
     log(
       `release: executed in ${fmt.ms(elapsed)} (device released: ${device.state.released}), ${fmt.int(requests)} requests of mixed traffic`,
     );
+    if (phase)
+      log(
+        `  answered after ${fmt.ms(answered)}, at the device after ${fmt.ms(arrived.get(sent.transactionId) ?? Number.NaN)}; after it was recorded: sent ${fmt.ms(Number(phase.sent))}, delivered ${fmt.ms(Number(phase.delivered))}, executed ${fmt.ms(Number(phase.executed))} (database clock)`,
+      );
     await device.disconnect();
     return [
       {
