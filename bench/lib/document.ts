@@ -22,7 +22,8 @@ Changes made for these benchmarks (the code, not the benchmarks, was made faster
   transaction each. Commands for online devices are recorded SENT in the chunk and published after the
   commit; before, every chunk re-read all the commands of its batch to dispatch them, which made a
   100,000-row batch quadratic. Rows and commands are written from arrays (\`unnest\`), and results by row
-  address, a plan that needs no statistics of a batch just uploaded.
+  address with \`ctid = ANY(…)\`, a TID scan in every plan: joined on the address alone, the first plans of
+  each connection read and hashed the whole \`batch_items\` table once per chunk.
 - **Single commands**: the device is locked by a primary-key probe; supersede, desired state, command
   and audit row are one statement; a command for an online device is sent without a claim query.
   Commands that arrive together are recorded together: while two transactions of single commands run,
@@ -43,13 +44,16 @@ Changes made for these benchmarks (the code, not the benchmarks, was made faster
 - **The device channel** speaks MQTT 5 to an external broker, with the largest receive maximum:
   Mosquitto's default window for 3.1.1 clients (20 in flight, 1,000 queued) silently dropped device
   acknowledgements during a burst. What the gateway writes in one turn of the event loop leaves in one
-  system call.
+  system call. mqtt.js's per-packet tracing through \`debug\` is off unless \`DEBUG\` is set (1.4 % of the
+  server's CPU in a batch).
 - **Migration 0007**: homeData.php reads device counts kept by triggers instead of counting a million
   rows; the sweep finds its work through partial indexes instead of reading every pending command; device
   pages keep room for HOT updates.
-- **The export** paces ExcelJS's zip compressor (it has no back-pressure: a million rows sat in memory
-  and were compressed at the end), reads the next page while it writes one, and lets PostgreSQL format
-  the dates.`;
+- **The export** writes the sheet's XML itself into archiver's zip (\`modules/reports/xlsx.ts\`, ADR 0006)
+  instead of going through ExcelJS's per-cell objects: deflate (level 1) runs in zlib's thread pool
+  beside the thread that reads the rows, with back-pressure from the response. A million rows: 19.8 s
+  with ExcelJS in this session's first run, 10.4–12.4 s since, where ExcelJS alone takes 14.7–17 s. It
+  reads the next page while it writes one, and lets PostgreSQL format the dates.`;
 
 const SETUP = `## What each benchmark does
 
@@ -83,7 +87,8 @@ const SETUP = `## What each benchmark does
 4. **Export.** The 1,000,000 SETALARM commands of that database (the Activate Alarm report, every date)
    through \`GET /api/v2/reports/export\`, the server in its own process with its RSS sampled every 20 ms.
    Beside it, ExcelJS's streaming writer alone, in its own process, writing 1,000,000 rows of the same
-   columns and cell types with the same writer options (ratio = ExcelJS alone / export).
+   columns and cell types with the options the export used with it before ADR 0006 (ratio = ExcelJS
+   alone / export).
 5. **Fan-out.** On the server of benchmark 2: device action ALL (\`adminlocknotification.php\`, REBOOT, as
    SUPERADMIN) to the 10,000 connected devices, multiplexed over 4 connections, until every device's
    EXECUTED acknowledgement is in the database.
