@@ -11,9 +11,9 @@ import { xlsxWriter } from './xlsx';
 const PAGE = 5000;
 
 /**
- * Deflate's fastest level: the compression runs in zlib's thread pool and is what bounds a big export;
- * level 1 takes a third less time than the default 6 for a file 15 % larger (a million command rows:
- * 76 MB, smaller than the 80 MB ExcelJS made of them at its default).
+ * Deflate's fastest level. The compression runs in zlib's thread pool, beside the thread that reads the
+ * rows and makes their XML; at level 1 it takes a third less CPU than at the default 6, for a file 15 %
+ * larger (a million command rows: 76 MB, smaller than the 80 MB ExcelJS made of them at its default).
  */
 export const XLSX_ZLIB_LEVEL = 1;
 
