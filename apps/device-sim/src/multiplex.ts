@@ -28,6 +28,7 @@ import {
   TOPIC_ROOT,
   topics,
 } from '@lendlock/contract';
+import { corkPerTurn, mqttTracing } from '@lendlock/contract/node';
 import mqtt, { type MqttClient } from 'mqtt';
 
 export type MultiplexSubscription = 'wildcard' | 'shared' | 'per-device';
@@ -114,8 +115,7 @@ export class MultiplexedFleet extends EventEmitter {
         connectTimeout: 10_000,
         protocolVersion: this.options.protocolVersion ?? 4,
         ...(this.options.protocolVersion === 5 ? { properties: { receiveMaximum: 65535 } } : {}),
-        // No per-packet tracing unless DEBUG asks for it (see the server's gateway).
-        ...(process.env.DEBUG ? {} : { log: () => {} }),
+        ...mqttTracing(),
       });
       client.on('message', (topic, payload) => this.onMessage(topic, payload));
       corkPerTurn(client);
@@ -231,21 +231,6 @@ export class MultiplexedFleet extends EventEmitter {
       client.publish(topics.state(imei), this.stateMessage(imei), { qos: 1 });
     this.emit('command', imei, command);
   }
-}
-
-/** The acknowledgements written while handling one read of commands leave in one write (see the gateway). */
-function corkPerTurn(client: MqttClient): void {
-  let corked = false;
-  client.on('packetreceive', () => {
-    const stream = client.stream as { cork?: () => void; uncork?: () => void } | undefined;
-    if (corked || typeof stream?.cork !== 'function' || typeof stream.uncork !== 'function') return;
-    stream.cork();
-    corked = true;
-    setImmediate(() => {
-      corked = false;
-      stream.uncork?.();
-    });
-  });
 }
 
 const COMMANDS: ReadonlySet<string> = new Set(RAW_COMMANDS);

@@ -6,6 +6,38 @@ import { z } from 'zod';
 import type { RawCommand } from './device';
 import { MESSAGES } from './messages';
 
+/**
+ * Column headings of the device, report and audit tables and of the xlsx exports (spec §2, §9): the
+ * console's tables and the server's files read the same texts.
+ */
+export const COLUMN_LABELS = {
+  sno: 'S.No.',
+  id: 'Id',
+  action: 'Action',
+  imei1: 'IMEI 1',
+  imei2: 'IMEI 2',
+  matchStatus: 'Match Status',
+  registrationStatus: 'Registration Status',
+  dateAndTime: 'Date and Time',
+  manufacturer: 'Manufacturer',
+  brand: 'Brand',
+  model: 'Model',
+  lastCommand: 'Last Command',
+  createdAt: 'Created At',
+  releasedBy: 'Released By',
+  transactionId: 'Transaction Id',
+  interface: 'Interface',
+  command: 'Command',
+  commandType: 'Command Type',
+  status: 'Status',
+  user: 'User',
+  file: 'File',
+  oldFile: 'Old File',
+  isComplete: 'Is Complete',
+  lastImei: 'Last IMEI',
+  remarks: 'Remarks',
+} as const;
+
 export type ReportKind = 'registration' | 'deenroll' | 'command';
 
 export interface ReportTab {

@@ -14,6 +14,7 @@ import {
   TOPIC_ROOT,
   topics,
 } from '@lendlock/contract';
+import { corkPerTurn, mqttTracing } from '@lendlock/contract/node';
 import type { FastifyBaseLogger } from 'fastify';
 import mqtt, { type MqttClient } from 'mqtt';
 
@@ -43,25 +44,6 @@ export interface GatewayOptions {
   handlers: GatewayHandlers;
 }
 
-/**
- * Writes what the client sends while handling the packets of one read (their acknowledgements, the
- * commands they lead to) together at the end of that turn of the event loop: one system call instead
- * of one per packet, which under a stream of device acknowledgements is most of the gateway's cost.
- */
-export function corkPerTurn(client: MqttClient): void {
-  let corked = false;
-  client.on('packetreceive', () => {
-    const stream = client.stream as { cork?: () => void; uncork?: () => void } | undefined;
-    if (corked || typeof stream?.cork !== 'function' || typeof stream.uncork !== 'function') return;
-    stream.cork();
-    corked = true;
-    setImmediate(() => {
-      corked = false;
-      stream.uncork?.();
-    });
-  });
-}
-
 export function connectGateway(options: GatewayOptions): Gateway {
   const { handlers, log } = options;
   // An external broker is spoken to in MQTT 5 with the largest receive maximum: in 3.1.1 a broker holds each
@@ -80,9 +62,7 @@ export function connectGateway(options: GatewayOptions): Gateway {
     ...(external ? { properties: { receiveMaximum: 65535 } } : {}),
     // Commands are the database's: a publish that cannot reach the broker fails instead of waiting in memory.
     queueQoSZero: false,
-    // mqtt.js traces every packet through `debug` even when nobody listens (1.4 % of the server's CPU in a
-    // 100,000-IMEI batch); it keeps its tracer when DEBUG asks for one.
-    ...(process.env.DEBUG ? {} : { log: () => {} }),
+    ...mqttTracing(),
   });
   const prefix = options.sharedGroup ? `$share/${options.sharedGroup}/` : '';
   const subscriptions = ['ack', 'state', 'status'].map((kind) => `${prefix}${TOPIC_ROOT}/+/${kind}`);

@@ -3,7 +3,13 @@ import { type AuditResponse, type DeviceRecord, MESSAGES } from '@lendlock/contr
 import { type Kysely, sql } from 'kysely';
 import type { DB } from '../../db/types';
 import type { Principal } from '../../plugins/auth';
-import { toDeenrollRow, toDeviceRecord, toExecutedCommandRow, toRegistrationRow } from './mapper';
+import {
+  REGISTRATION_COLUMNS,
+  toDeenrollRow,
+  toDeviceRecord,
+  toExecutedCommandRow,
+  toRegistrationRow,
+} from './mapper';
 
 const count = sql<number>`count(*)::int`;
 
@@ -104,17 +110,7 @@ export async function auditReport(db: Kysely<DB>, actor: Principal, imei: string
     db
       .selectFrom('registrations')
       .leftJoin('devices', 'devices.imei1', 'registrations.imei1')
-      .select([
-        'registrations.imei1',
-        'registrations.imei2',
-        'registrations.match_status',
-        'registrations.registration_status',
-        'registrations.manufacturer',
-        'registrations.brand',
-        'registrations.model',
-        'registrations.created_at',
-        'devices.last_command',
-      ])
+      .select(REGISTRATION_COLUMNS)
       .where('registrations.imei1', '=', imei1)
       .orderBy('registrations.id', 'desc')
       .execute(),

@@ -4,6 +4,7 @@
  */
 import {
   type BulkHistoryRow,
+  COLUMN_LABELS,
   displayCommand,
   type ExportPart,
   type RegistrationFilter,
@@ -11,7 +12,7 @@ import {
 } from '@lendlock/contract';
 import { type Kysely, type SelectQueryBuilder, sql } from 'kysely';
 import type { DB } from '../../db/types';
-import { toDeenrollRow, toRegistrationRow } from '../devices/mapper';
+import { REGISTRATION_COLUMNS, toDeenrollRow, toRegistrationRow } from '../devices/mapper';
 
 export interface DateRange {
   /** Inclusive YYYY-MM-DD days in the report time zone. */
@@ -73,18 +74,7 @@ export function registrationSource(db: Kysely<DB>, r: DateRange, match: Registra
     let q = db
       .selectFrom('registrations')
       .leftJoin('devices', 'devices.imei1', 'registrations.imei1')
-      .select([
-        'registrations.id as _key',
-        'registrations.imei1',
-        'registrations.imei2',
-        'registrations.match_status',
-        'registrations.registration_status',
-        'registrations.manufacturer',
-        'registrations.brand',
-        'registrations.model',
-        'registrations.created_at',
-        'devices.last_command',
-      ])
+      .select(['registrations.id as _key', ...REGISTRATION_COLUMNS])
       .where(range('registrations.created_at', r));
     if (match !== 'ALL') q = q.where('registrations.match_status', '=', match);
     if (r.scope) q = q.where('registrations.retailer_phone', '=', r.scope.retailerPhone);
@@ -92,15 +82,15 @@ export function registrationSource(db: Kysely<DB>, r: DateRange, match: Registra
   };
   return {
     columns: [
-      'IMEI 1',
-      'IMEI 2',
-      'Match Status',
-      'Registration Status',
-      'Date and Time',
-      'Manufacturer',
-      'Brand',
-      'Model',
-      'Last Command',
+      COLUMN_LABELS.imei1,
+      COLUMN_LABELS.imei2,
+      COLUMN_LABELS.matchStatus,
+      COLUMN_LABELS.registrationStatus,
+      COLUMN_LABELS.dateAndTime,
+      COLUMN_LABELS.manufacturer,
+      COLUMN_LABELS.brand,
+      COLUMN_LABELS.model,
+      COLUMN_LABELS.lastCommand,
     ],
     cells: (row) => [
       row.imei1,
@@ -130,7 +120,7 @@ export function deenrollSource(db: Kysely<DB>, r: DateRange): RowSource {
         q.where('imei1', 'in', retailerDevices(db, r.scope?.retailerPhone ?? '')),
       ) as AnyQuery;
   return {
-    columns: ['IMEI 1', 'IMEI 2', 'Action', 'Created At'],
+    columns: [COLUMN_LABELS.imei1, COLUMN_LABELS.imei2, COLUMN_LABELS.action, COLUMN_LABELS.createdAt],
     cells: (row) => [row.imei1, row.imei2, row.action, row.createdat],
     ...pageable(query, 'id', (row) => ({
       ...toDeenrollRow(row),
@@ -172,7 +162,15 @@ export function bulkHistorySource(db: Kysely<DB>, r: DateRange, tab: ReportTab):
       `processed ${row.processed as number}: found ${row.found as number}, not found ${row.not_found as number}`,
   });
   return {
-    columns: ['Id', 'Date and Time', 'File', 'Old File', 'Is Complete', 'Last IMEI', 'Remarks'],
+    columns: [
+      COLUMN_LABELS.id,
+      COLUMN_LABELS.dateAndTime,
+      COLUMN_LABELS.file,
+      COLUMN_LABELS.oldFile,
+      COLUMN_LABELS.isComplete,
+      COLUMN_LABELS.lastImei,
+      COLUMN_LABELS.remarks,
+    ],
     cells: (row) => [
       row.id,
       row.date_and_time,
@@ -218,16 +216,16 @@ export function commandSource(db: Kysely<DB>, r: DateRange, tab: ReportTab): Row
       ) as AnyQuery;
   return {
     columns: [
-      'Id',
-      'Date and Time',
-      'IMEI 1',
-      'Transaction Id',
-      'Interface',
-      'Command',
-      'Status',
-      'User',
-      'Command Type',
-      'Created At',
+      COLUMN_LABELS.id,
+      COLUMN_LABELS.dateAndTime,
+      COLUMN_LABELS.imei1,
+      COLUMN_LABELS.transactionId,
+      COLUMN_LABELS.interface,
+      COLUMN_LABELS.command,
+      COLUMN_LABELS.status,
+      COLUMN_LABELS.user,
+      COLUMN_LABELS.commandType,
+      COLUMN_LABELS.createdAt,
     ],
     cells: (row) => [
       row.id,

@@ -1,5 +1,8 @@
+import { COLUMN_LABELS } from '@lendlock/contract';
+
 /** Texts of the Audit Report By IMEI screen (spec §2); its messages come from the contract's MESSAGES. */
 export const AUDIT_LABELS = {
+  ...COLUMN_LABELS,
   imei: 'IMEI',
   search: 'Search',
   print: 'Print Report',
@@ -9,24 +12,4 @@ export const AUDIT_LABELS = {
   deenroll: 'De-enroll / Re-registration Details',
   commands: 'Executed Commands',
   noRecords: 'No records.',
-  // Columns
-  sno: 'S.No.',
-  imei1: 'IMEI 1',
-  imei2: 'IMEI 2',
-  matchStatus: 'Match Status',
-  registrationStatus: 'Registration Status',
-  dateAndTime: 'Date and Time',
-  manufacturer: 'Manufacturer',
-  brand: 'Brand',
-  model: 'Model',
-  lastCommand: 'Last Command',
-  releasedBy: 'Released By',
-  transactionId: 'Transaction Id',
-  createdAt: 'Created At',
-  action: 'Action',
-  interface: 'Interface',
-  command: 'Command',
-  commandType: 'Command Type',
-  status: 'Status',
-  user: 'User',
 } as const;

@@ -1,16 +1,12 @@
+import { COLUMN_LABELS } from '@lendlock/contract';
+
 /** Texts of the device screens (Device Details, Last Command Reports, Device Version Detail). */
 export const DEVICE_LABELS = {
-  // Device table (spec §2 Last Command Reports columns; Device Details shows the same)
-  sno: 'S.No.',
-  action: 'Action',
-  imei1: 'IMEI 1',
-  imei2: 'IMEI 2',
+  ...COLUMN_LABELS,
+  // Device table (spec §2 Last Command Reports columns; Device Details shows the same), beside COLUMN_LABELS
   enrollmentStatus: 'Enrollment Status',
-  registrationStatus: 'Registration Status',
   appVersion: 'App Version',
   appType: 'App Type',
-  lastCommand: 'Last Command',
-  createdAt: 'Created At',
   viewAudit: 'View Audit',
   // Device Version Detail
   noOfDevice: 'No. of Device',
@@ -19,10 +15,6 @@ export const DEVICE_LABELS = {
   searchLabel: 'IMEI',
   batchTitle: 'Batch Upload',
   deviceTitle: 'Device',
-  manufacturer: 'Manufacturer',
-  brand: 'Brand',
-  model: 'Model',
-  matchStatus: 'Match Status',
   online: 'Online',
   offline: 'Offline',
   lastSeen: 'Last seen',
@@ -37,10 +29,6 @@ export const DEVICE_LABELS = {
   no: 'No',
   pendingTitle: 'Pending commands',
   pendingNone: 'No pending commands.',
-  command: 'Command',
-  status: 'Status',
-  interface: 'Interface',
-  user: 'User',
   cancel: 'Cancel',
   // Last Command Reports
   uploadImeis: 'Upload a CSV of IMEIs',

@@ -1,5 +1,8 @@
+import { COLUMN_LABELS } from '@lendlock/contract';
+
 /** Texts of the Reports / Bulk Upload History Details screen (spec §2); its messages come from MESSAGES. */
 export const REPORT_LABELS = {
+  ...COLUMN_LABELS,
   formTitle: 'Download reports',
   startDate: 'StartDate',
   endDate: 'EndDate',
@@ -18,30 +21,8 @@ export const REPORT_LABELS = {
   loading: (loaded: number, total: number) =>
     `Loading… ${loaded.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} rows`,
   noRows: 'No records.',
-  // Columns
-  sno: 'S.No.',
-  action: 'Action',
+  // Columns beside COLUMN_LABELS
   viewAudit: 'View Audit',
-  imei1: 'IMEI 1',
-  imei2: 'IMEI 2',
-  matchStatus: 'Match Status',
-  registrationStatus: 'Registration Status',
-  dateAndTime: 'Date and Time',
-  manufacturer: 'Manufacturer',
-  brand: 'Brand',
-  model: 'Model',
-  lastCommand: 'Last Command',
-  createdAt: 'Created At',
-  file: 'File',
-  isComplete: 'Is Complete',
-  lastImei: 'Last IMEI',
-  remarks: 'Remarks',
-  transactionId: 'Transaction Id',
-  interface: 'Interface',
-  command: 'Command',
-  status: 'Status',
-  user: 'User',
-  commandType: 'Command Type',
   // Export progress
   exporting: (fileName: string) => `Exporting ${fileName}`,
   received: (bytes: string) => `${bytes} received`,
