@@ -176,8 +176,8 @@ function batchMissNote(stack: Stack, rate: number, target: number, ratio: number
       '(inserted, then its result), the command (inserted as SENT, then EXECUTED: a status change, so',
       'not a HOT update and a new entry in each of its indexes), and the device twice (desired and',
       'reported state, HOT updates); in about one transaction per 500 IMEIs and one per few hundred',
-      'acknowledgements. Each IMEI also costs four MQTT messages and their acknowledgements (the command',
-      'in and out of the broker, DELIVERED and EXECUTED back). Reaching 10,000 IMEIs/s here needs about',
+      'acknowledgements. Each IMEI also costs two MQTT messages in and out of the broker, each with its',
+      'acknowledgements (the command to the device, its EXECUTED back). Reaching 10,000 IMEIs/s here needs about',
       `${Math.round((1 - rate / target) * 100)} % less CPU per IMEI over all of these; with PostgreSQL and the broker on`,
       `machines of their own (production), the server itself needs ${(cpu.server / cpu.wall).toFixed(2)} of a core at this rate.`,
     );

@@ -62,8 +62,9 @@ const SETUP = `## What each benchmark does
    the database holds an EXECUTED command for every IMEI found, each one acknowledged by its device.
    - The 90,000 devices are online as multiplexed simulated agents (\`MultiplexedFleet\` in
      \`apps/device-sim/src/multiplex.ts\`): 4 MQTT connections instead of 90,000. Each device acts as
-     \`SimulatedDevice\` does: it acknowledges DELIVERED, executes the command against its own state,
-     then acknowledges EXECUTED with that state, and never executes an id twice. The separate state
+     \`SimulatedDevice\` does: it executes the command against its own state, acknowledges EXECUTED
+     with that state (a LOCK executes at once: no DELIVERED before it, device-protocol.md §3), and never
+     executes an id twice. The separate state
      report that \`SimulatedDevice\` also publishes after a command is left out: it repeats the state
      that the EXECUTED acknowledgement already carries.
    - Embedded: PGlite and the embedded broker (Aedes); the fleet uses the broker's load-test identity

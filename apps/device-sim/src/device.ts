@@ -1,7 +1,7 @@
 /**
  * One simulated Android agent: registers over HTTPS, holds an MQTT session with its own credential,
- * executes commands against a real state model, acknowledges them (DELIVERED, then EXECUTED or FAILED),
- * publishes its state, ignores command ids it has already executed, and can drop offline and come back.
+ * executes commands against a real state model, acknowledges them (EXECUTED or FAILED; DELIVERED first for
+ * the commands that take time, `DELIVERED_FIRST`), publishes its state, ignores command ids it has already executed, and can drop offline and come back.
  */
 import { EventEmitter } from 'node:events';
 import {
@@ -9,6 +9,7 @@ import {
   applyCommand,
   type CommandMessage,
   commandMessageSchema,
+  DELIVERED_FIRST,
   DEVICE_OFFLINE,
   DEVICE_ONLINE,
   type DeviceRegistration,
@@ -42,6 +43,8 @@ export class SimulatedDevice extends EventEmitter {
   readonly received: CommandMessage[] = [];
   /** How many times each command id was executed (must stay at most 1). */
   readonly executions = new Map<string, number>();
+  /** Every acknowledgement published, in order. */
+  readonly acks: AckMessage[] = [];
   private readonly executed = new Set<string>();
   private client: MqttClient | null = null;
   credentials: Credentials | null = null;
@@ -158,6 +161,7 @@ export class SimulatedDevice extends EventEmitter {
 
   /** Publishes an acknowledgement; `then` runs once the broker has it. */
   private ack(message: AckMessage, then?: () => void): void {
+    this.acks.push(message);
     this.client?.publish(topics.ack(this.imei), JSON.stringify(message), { qos: 1 }, () => then?.());
   }
 
@@ -183,7 +187,7 @@ export class SimulatedDevice extends EventEmitter {
       );
       return;
     }
-    this.ack({ id: parsed.id, status: 'DELIVERED' });
+    if (DELIVERED_FIRST.has(parsed.command)) this.ack({ id: parsed.id, status: 'DELIVERED' });
     this.executed.add(parsed.id);
     const fails = (this.options.random ?? Math.random)() < (this.options.failRate ?? 0);
     if (fails) {

@@ -1,6 +1,7 @@
 /**
  * Many simulated agents over a few MQTT connections, for load tests. Each device behaves as a
- * SimulatedDevice does: on a command it acknowledges DELIVERED, executes it against its own state (or
+ * SimulatedDevice does: on a command it acknowledges DELIVERED if the command takes time (`DELIVERED_FIRST`),
+ * executes it against its own state (or
  * fails it, at `failRate`), acknowledges EXECUTED (or FAILED) with its state, publishes its state, and
  * answers an id it has already executed with EXECUTED again without executing it twice. What differs
  * is the transport: a device's messages travel over one of `connections` shared connections, which
@@ -19,6 +20,7 @@ import {
   type AckMessage,
   applyCommand,
   type CommandMessage,
+  DELIVERED_FIRST,
   DEVICE_OFFLINE,
   DEVICE_ONLINE,
   type DeviceState,
@@ -210,7 +212,7 @@ export class MultiplexedFleet extends EventEmitter {
       });
       return;
     }
-    this.ack(client, imei, { id: command.id, status: 'DELIVERED' });
+    if (DELIVERED_FIRST.has(command.command)) this.ack(client, imei, { id: command.id, status: 'DELIVERED' });
     this.executed.add(command.id);
     const fails = (this.options.random ?? Math.random)() < (this.options.failRate ?? 0);
     if (fails) {

@@ -84,6 +84,15 @@ describe.each(combos)('devices on %s with the %s broker', (kind, channel) => {
       .where('imei1', '=', agent.imei)
       .executeTakeFirstOrThrow();
     expect(row.last_command).toBe('LOCK');
+    // Executed at once: its outcome is its only acknowledgement, and it counts as delivered when it came.
+    expect(agent.acks.map((a) => a.status)).toEqual(['EXECUTED']);
+    const command = await database.db
+      .selectFrom('commands')
+      .select(['delivered_at', 'completed_at'])
+      .where('transaction_id', '=', issued.transactionId)
+      .executeTakeFirstOrThrow();
+    expect(command.delivered_at).not.toBeNull();
+    expect(command.delivered_at).toEqual(command.completed_at);
     await vi.waitFor(async () => {
       const fresh = await database.db
         .selectFrom('devices')
@@ -92,6 +101,20 @@ describe.each(combos)('devices on %s with the %s broker', (kind, channel) => {
         .executeTakeFirstOrThrow();
       expect(fresh.reported_state?.locked).toBe(true);
     });
+  });
+
+  it('a command that takes time is DELIVERED first, then EXECUTED', async () => {
+    const agent = device();
+    await agent.register();
+    await agent.connect();
+    await online(agent.imei, true);
+    const issued = await commands.issue({ imei: agent.imei, command: 'REBOOT', iface: 'S', actor: null });
+    await eventually(issued.transactionId, 'EXECUTED');
+    expect(agent.acks.map((a) => [a.id, a.status])).toEqual([
+      [issued.transactionId, 'DELIVERED'],
+      [issued.transactionId, 'EXECUTED'],
+    ]);
+    expect(agent.executions.get(issued.transactionId)).toBe(1);
   });
 
   it('a failing device makes the command FAILED', async () => {
@@ -145,14 +168,13 @@ describe.each(combos)('devices on %s with the %s broker', (kind, channel) => {
     await agent.connect(credentials);
     await online(agent.imei, true);
     agent.crashAfterNextDelivery = true;
-    const issued = await commands.issue({ imei: agent.imei, command: 'LOCK', iface: 'S', actor: null });
+    const issued = await commands.issue({ imei: agent.imei, command: 'UPDATE', iface: 'S', actor: null });
     await eventually(issued.transactionId, 'DELIVERED');
     await online(agent.imei, false);
-    expect(agent.state.locked).toBe(false);
+    expect(agent.executions.get(issued.transactionId)).toBeUndefined();
     // Back online: the unfinished command is sent again and executed, once.
     await agent.connect(credentials);
     await eventually(issued.transactionId, 'EXECUTED');
-    expect(agent.state.locked).toBe(true);
     expect(agent.received.filter((m) => m.id === issued.transactionId)).toHaveLength(2);
     expect(agent.executions.get(issued.transactionId)).toBe(1);
     // An agent that had executed it before stopping answers 'already executed' and does not do it twice.

@@ -103,6 +103,14 @@ export function commandKind(command: RawCommand): CommandKind {
   return STATE_KEY[command] ? 'state' : 'oneshot';
 }
 
+/**
+ * Commands an agent cannot finish at once (the phone restarts; an update downloads and installs): it
+ * acknowledges DELIVERED on receipt, then EXECUTED or FAILED when done. Every other command executes at
+ * once and is acknowledged with its outcome alone (device-protocol.md §3); the DELIVERED of such a
+ * command would be followed by its final word within the same moment, and the server would discard it.
+ */
+export const DELIVERED_FIRST: ReadonlySet<RawCommand> = new Set<RawCommand>(['REBOOT', 'UPDATE']);
+
 export function stateKeyOf(command: RawCommand): keyof DeviceState | null {
   return STATE_KEY[command] ?? null;
 }
