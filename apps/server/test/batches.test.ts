@@ -218,6 +218,63 @@ describe.each(databaseKinds())('batches on %s', (kind) => {
     expect((await call('v2/batch/current', { statusOf: 'activatealarmfiles' })).json().batch).toBeNull();
   });
 
+  it('an upload whose rows cannot all be stored fails, and its batch stays held with nothing sent', async () => {
+    const imeis = randomImeis(25_000);
+    await seedDevices(suite.database, imeis.slice(0, 100));
+    const rows = imeis.map((imei) => ({ imei }));
+    // A row the table refuses (no IMEI) in the third slice: the slices before it are stored meanwhile.
+    rows[22_000] = { imei: undefined as unknown as string };
+    const before = await sql<{ id: number }>`SELECT coalesce(max(id), 0)::int AS id FROM batches`.execute(
+      suite.database.db,
+    );
+    const admin = await suite.database.db
+      .selectFrom('users')
+      .select('id')
+      .where('email', '=', suite.admin.email)
+      .executeTakeFirstOrThrow();
+    await expect(
+      suite.server.app.ctx.batches.create(
+        {
+          feature: 'lockdevicefiles',
+          command: 'LOCK',
+          options: {},
+          fileName: 'devices.csv',
+          storedFile: 'lockdevicefiles/devices.csv',
+          iface: 'B',
+          actor: {
+            credential: 'session',
+            userId: admin.id,
+            email: suite.admin.email,
+            userlevel: 'ADMIN',
+            permissions: new Set(),
+            retailerPhone: null,
+          },
+          address: '127.0.0.1',
+          total: rows.length,
+          invalid: 0,
+        },
+        [rows.slice(0, 5000), rows.slice(5000)],
+      ),
+    ).rejects.toThrow();
+    const batch = await suite.database.db
+      .selectFrom('batches')
+      .select(['id', 'paused', 'processed'])
+      .where('id', '>', before.rows[0]?.id ?? 0)
+      .executeTakeFirstOrThrow();
+    expect(batch.paused).toBe(true);
+    // The workers never take it: nothing processed, no command sent, however long they look.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const after = await suite.database.db
+      .selectFrom('batches')
+      .select('processed')
+      .where('id', '=', batch.id)
+      .executeTakeFirstOrThrow();
+    expect(after.processed).toBe(0);
+    const commands = await sql<{ n: number }>`
+      SELECT count(*)::int AS n FROM commands WHERE batch_id = ${batch.id}`.execute(suite.database.db);
+    expect(commands.rows[0]?.n).toBe(0);
+  });
+
   it('two instances on one database share a batch with no IMEI processed twice', async () => {
     const imeis = randomImeis(1500);
     await seedDevices(suite.database, imeis);

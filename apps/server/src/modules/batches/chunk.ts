@@ -59,6 +59,8 @@ interface ClaimedItem {
 }
 
 interface DeviceLite {
+  /** The row's physical address: stable while this transaction holds its lock. */
+  row: string;
   imei1: string;
   online: boolean;
   imei2: string | null;
@@ -107,7 +109,7 @@ export async function processChunk(
   // command recorded as SENT would overtake an older QUEUED one (as in recordCommands); a probe of the
   // small partial index of QUEUED commands.
   const found = await sql<DeviceLite>`
-    SELECT imei1, online, imei2, claimstatus, retailer_phone,
+    SELECT ctid::text AS row, imei1, online, imei2, claimstatus, retailer_phone,
       coalesce((desired_state->>'released')::boolean, false) AS released,
       EXISTS (SELECT 1 FROM commands c WHERE c.imei1 = devices.imei1 AND c.status = 'QUEUED'
               AND (${stateKey}::text IS NULL OR c.state_key IS DISTINCT FROM ${stateKey}::text)) AS waiting
@@ -131,6 +133,8 @@ export async function processChunk(
     sent: boolean;
   }[] = [];
   const targets = new Set<string>();
+  /** The targets' rows, locked above and not updated since: their desired state is set by address. */
+  const targetRows = new Set<string>();
   const toDispatch = new Set<string>();
   for (const item of items) {
     const device = byImei.get(item.imei);
@@ -162,6 +166,7 @@ export async function processChunk(
     });
     if (send && device.online && device.waiting) toDispatch.add(device.imei1);
     targets.add(device.imei1);
+    targetRows.add(device.row);
     results.push({ row: item.row, result: 'found', note: null, tid });
   }
 
@@ -205,7 +210,7 @@ export async function processChunk(
     const patch = JSON.stringify(desiredPatch(command, baseOptions));
     await sql`UPDATE devices SET desired_state = desired_state || ${patch}::jsonb,
         last_command = ${command}, last_command_at = now()
-      WHERE imei1 = ANY(${targetList}::text[])`.execute(trx);
+      WHERE ctid = ANY(${[...targetRows]}::tid[])`.execute(trx);
   }
 
   // By physical address: a TID scan, whatever the statistics of a batch just uploaded say. The `= ANY`

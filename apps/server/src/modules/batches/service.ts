@@ -47,6 +47,8 @@ export type BatchPhase = 'running' | 'paused' | 'interrupted' | 'complete' | 'ca
 /** How long a worker's claim on a batch lasts without renewal (renewed after every chunk). */
 export const LEASE_MS = 15_000;
 const INSERT_ROWS = 10_000;
+/** Slices of an upload being stored at once. */
+const INSERTS_IN_FLIGHT = 2;
 
 export function batchPhase(
   batch: Pick<BatchRow, 'status' | 'paused' | 'lease_until' | 'lease_owner'>,
@@ -107,24 +109,42 @@ export class BatchService {
       .executeTakeFirstOrThrow();
     const id = Number(row.id);
     let seq = 0;
+    // Slices are stored INSERTS_IN_FLIGHT at a time (each on its own connection): PostgreSQL inserts one
+    // while the server prepares the next, and the batch's workers start sooner. The batch stays held
+    // until every slice is in, and a slice that fails fails the upload, as before.
+    const inFlight = new Set<Promise<void>>();
+    let failure: { error: unknown } | null = null;
     for await (const group of rows) {
-      for (let i = 0; i < group.length; i += INSERT_ROWS) {
+      for (let i = 0; i < group.length && !failure; i += INSERT_ROWS) {
         const slice = group.slice(i, i + INSERT_ROWS);
         const first = seq + 1;
         seq += slice.length;
         // From arrays (unnest): one statement of 8 arrays per slice, not 10 parameters per row.
         const column = (pick: (item: BatchRowInput) => string | undefined) =>
           slice.map((item) => pick(item) ?? null);
-        await sql`
+        const insert: Promise<void> = sql`
           INSERT INTO batch_items (batch_id, seq, imei, name, amount, date, template, header, message)
           SELECT ${id}::bigint, ${first}::int + v.n - 1, v.imei, v.name, v.amount, v.date, v.template, v.header, v.message
           FROM unnest(${column((r) => r.imei)}::text[], ${column((r) => r.name)}::text[],
                       ${column((r) => r.amount)}::text[], ${column((r) => r.date)}::text[],
                       ${column((r) => r.template)}::text[], ${column((r) => r.header)}::text[],
                       ${column((r) => r.message)}::text[])
-            WITH ORDINALITY AS v(imei, name, amount, date, template, header, message, n)`.execute(db);
+            WITH ORDINALITY AS v(imei, name, amount, date, template, header, message, n)`
+          .execute(db)
+          .then(
+            () => void inFlight.delete(insert),
+            (error: unknown) => {
+              inFlight.delete(insert);
+              failure ??= { error };
+            },
+          );
+        inFlight.add(insert);
+        if (inFlight.size >= INSERTS_IN_FLIGHT) await Promise.race(inFlight);
       }
+      if (failure) break;
     }
+    await Promise.all(inFlight);
+    if (failure) throw (failure as { error: unknown }).error;
     await db.updateTable('batches').set({ paused: false }).where('id', '=', id).execute();
     await appendAudit(db, {
       actor: batch.actor,
