@@ -173,7 +173,7 @@ function batchMissNote(stack: Stack, rate: number, target: number, ratio: number
       `PostgreSQL (${perImei(cpu.postgres)} of CPU per IMEI), the server (${perImei(cpu.server)}),`,
       `Mosquitto (${perImei(cpu.mosquitto)}) and the 90,000 simulated devices with the client (${perImei(cpu.bench)}).`,
       'Per IMEI the database writes what the exactly-once design needs and little else: the batch row',
-      '(inserted, then its result), the command (inserted as SENT, then EXECUTED: a status change, so',
+      '(once, with its result; the upload stores a row per 500 IMEIs), the command (inserted as SENT, then EXECUTED: a status change, so',
       'not a HOT update and a new entry in each of its indexes), and the device twice (desired and',
       'reported state, HOT updates); in about one transaction per 500 IMEIs and one per few hundred',
       'acknowledgements. Each IMEI also costs two MQTT messages in and out of the broker, each with its',
@@ -201,7 +201,7 @@ async function databaseWork(stand: Stand): Promise<Record<string, number> | null
   const tables = await withDatabase(stand.database, async (db) =>
     sql<{ relname: string; ins: string; upd: string; hot: string }>`
       SELECT relname, n_tup_ins AS ins, n_tup_upd AS upd, n_tup_hot_upd AS hot FROM pg_stat_user_tables
-      WHERE relname IN ('devices', 'commands', 'batch_items')`.execute(db),
+      WHERE relname IN ('devices', 'commands', 'batch_chunks', 'batch_items')`.execute(db),
   );
   const work: Record<string, number> = { commits: Number(rows[0]?.commits ?? 0) };
   for (const t of tables.rows) {

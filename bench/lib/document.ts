@@ -21,9 +21,11 @@ Changes made for these benchmarks (the code, not the benchmarks, was made faster
 - **Batch chunks** take 1 % of the batch, between 50 and 500 rows (\`chunkSizeFor\`), still one
   transaction each. Commands for online devices are recorded SENT in the chunk and published after the
   commit; before, every chunk re-read all the commands of its batch to dispatch them, which made a
-  100,000-row batch quadratic. Rows and commands are written from arrays (\`unnest\`), and results by row
-  address with \`ctid = ANY(…)\`, a TID scan in every plan: joined on the address alone, the first plans of
-  each connection read and hashed the whole \`batch_items\` table once per chunk.
+  100,000-row batch quadratic. Rows and commands are written from arrays (\`unnest\`). An upload is
+  stored as chunks (one \`batch_chunks\` row per chunk, its rows in arrays); a chunk is claimed by
+  locking its one row, and its rows enter \`batch_items\` once, with their results, in the statement that
+  deletes the chunk: before, each row was inserted at upload, locked, then updated (three writes and three
+  index entries per IMEI). Two slices of an upload are stored at a time.
 - **Single commands**: the device is locked by a primary-key probe; supersede, desired state, command
   and audit row are one statement; a command for an online device is sent without a claim query.
   Commands that arrive together are recorded together: while two transactions of single commands run,

@@ -127,6 +127,7 @@ describe.each(databaseKinds())('the authorization matrix on %s', (kind) => {
       'commands',
       'batches',
       'batch_items',
+      'batch_chunks',
       'financed_imeis',
       'password_resets',
       'releases',

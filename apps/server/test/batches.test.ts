@@ -300,10 +300,13 @@ describe.each(databaseKinds())('batches on %s', (kind) => {
     expect(stats.rows[0]).toEqual({ n: 1500, distinct_imeis: 1500 });
     const items = await sql<{
       n: number;
-    }>`SELECT count(*)::int AS n FROM batch_items WHERE batch_id = ${batchId} AND result IS NULL`.execute(
+    }>`SELECT count(*)::int AS n FROM batch_chunks WHERE batch_id = ${batchId}`.execute(suite.database.db);
+    expect(items.rows[0]?.n).toBe(0);
+    const results = await sql<{ n: number; seqs: number }>`
+      SELECT count(*)::int AS n, count(DISTINCT seq)::int AS seqs FROM batch_items WHERE batch_id = ${batchId}`.execute(
       suite.database.db,
     );
-    expect(items.rows[0]?.n).toBe(0);
+    expect(results.rows[0]).toEqual({ n: 1500, seqs: 1500 });
   });
 
   it('a lease that lapsed while its instance could not reach the database is picked up by that instance; a graceful stop leaves the batch to the others', async () => {

@@ -164,10 +164,13 @@ describe('a batch across crashes', () => {
       expect(counts.rows[0]).toEqual({ n: ROWS, distinct_imeis: ROWS });
       const open = await sql<{
         n: number;
-      }>`SELECT count(*)::int AS n FROM batch_items WHERE batch_id = ${batchId} AND result IS NULL`.execute(
-        database.db,
-      );
+      }>`SELECT count(*)::int AS n FROM batch_chunks WHERE batch_id = ${batchId}`.execute(database.db);
       expect(open.rows[0]?.n).toBe(0);
+      // Each row has exactly one result (the key is the batch and the S.No.).
+      const results = await sql<{ n: number; found: number }>`
+        SELECT count(*)::int AS n, count(*) FILTER (WHERE result = 'found')::int AS found
+        FROM batch_items WHERE batch_id = ${batchId}`.execute(database.db);
+      expect(results.rows[0]).toEqual({ n: ROWS, found: ROWS });
     } finally {
       await database.close();
     }

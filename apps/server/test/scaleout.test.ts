@@ -182,9 +182,14 @@ describe.runIf(ready)('two instances on PostgreSQL and an external broker', () =
     expect(done[0]?.n).toBe(ROWS);
     // The instance that processed a row is recorded nowhere else: each row has one result.
     const { rows: open } = await db.query<{ n: number }>(
-      'SELECT count(*)::int AS n FROM batch_items WHERE batch_id = $1 AND result IS NULL',
+      'SELECT count(*)::int AS n FROM batch_chunks WHERE batch_id = $1',
       [batchId],
     );
     expect(open[0]?.n).toBe(0);
+    const { rows: results } = await db.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM batch_items WHERE batch_id = $1',
+      [batchId],
+    );
+    expect(results[0]?.n).toBe(ROWS);
   });
 });

@@ -212,6 +212,7 @@ export interface BatchesTable {
   last_seq: ColumnType<number, number | undefined, number>;
 }
 
+/** A processed row of a batch, written once with its result (with its command, in one transaction). */
 export interface BatchItemsTable {
   batch_id: number;
   seq: number;
@@ -226,6 +227,22 @@ export interface BatchItemsTable {
   note: string | null;
   transaction_id: string | null;
   processed_at: Date | null;
+}
+
+/** A batch's unprocessed rows, a chunk per row (migration 0009): deleted when the chunk is processed. */
+export interface BatchChunksTable {
+  batch_id: number;
+  /** The S.No. of its first row (its key within the batch). */
+  first_seq: number;
+  seqs: number[];
+  imeis: string[];
+  /** The Notify columns, in the order of `seqs` (null when the batch has none). */
+  names: (string | null)[] | null;
+  amounts: (string | null)[] | null;
+  dates: (string | null)[] | null;
+  templates: (string | null)[] | null;
+  headers: (string | null)[] | null;
+  messages: (string | null)[] | null;
 }
 
 /** Device counts kept by triggers (migration 0007), in 16 slots that a reader adds up. */
@@ -251,6 +268,7 @@ export interface DB {
   commands: CommandsTable;
   batches: BatchesTable;
   batch_items: BatchItemsTable;
+  batch_chunks: BatchChunksTable;
   settings: SettingsTable;
   audit_log: AuditLogTable;
   device_counts: DeviceCountsTable;

@@ -55,8 +55,8 @@ export function registerMetrics(app: FastifyInstance, db: Kysely<DB>, token: str
     async collect() {
       const row = await sql<{ batches: number; rows: number }>`
         SELECT (SELECT count(*)::int FROM batches WHERE status = 'incomplete') AS batches,
-               (SELECT count(*)::int FROM batch_items i JOIN batches b ON b.id = i.batch_id
-                WHERE i.result IS NULL AND b.status = 'incomplete') AS rows`.execute(db);
+               (SELECT coalesce(sum(cardinality(c.seqs)), 0)::int FROM batch_chunks c
+                JOIN batches b ON b.id = c.batch_id WHERE b.status = 'incomplete') AS rows`.execute(db);
       this.set({ what: 'batches' }, Number(row.rows[0]?.batches ?? 0));
       this.set({ what: 'rows' }, Number(row.rows[0]?.rows ?? 0));
     },

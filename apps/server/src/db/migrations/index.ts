@@ -7,6 +7,7 @@ import * as m0005 from './0005_batch_items';
 import * as m0006 from './0006_report_indexes';
 import * as m0007 from './0007_scale';
 import * as m0008 from './0008_lean_command_indexes';
+import * as m0009 from './0009_batch_chunks';
 
 /** Every migration, in order. Names are versions: never rename or edit one that has shipped. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -18,4 +19,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0006_report_indexes': m0006,
   '0007_scale': m0007,
   '0008_lean_command_indexes': m0008,
+  '0009_batch_chunks': m0009,
 };

@@ -1,10 +1,11 @@
 /**
- * One chunk of a batch, set-based, in ONE transaction: claim up to 50 unprocessed rows (SKIP LOCKED, so
- * several workers and instances share a batch), decide found / not found for each, issue the command to
+ * One chunk of a batch, set-based, in ONE transaction: claim the batch's next chunk of unprocessed rows
+ * (one `batch_chunks` row, SKIP LOCKED, so several workers and instances share a batch), decide found /
+ * not found for each, issue the command to
  * every found device (interface B, the same rules as a single command: retailer scope, released and
- * de-enrolled devices refused, newer state supersedes older queued), and record each row's result. The
- * rows' results and their commands commit together, so a crash at any point leaves every IMEI either
- * done once or not at all.
+ * de-enrolled devices refused, newer state supersedes older queued), and write each row's result to
+ * `batch_items` as the chunk's row goes. The rows' results, their commands and the chunk's removal commit
+ * together, so a crash at any point leaves every IMEI either done once or not at all.
  */
 import { randomUUID } from 'node:crypto';
 import {
@@ -50,8 +51,7 @@ export interface ChunkOutcome {
 }
 
 interface ClaimedItem {
-  /** The row's physical address: stable while this transaction holds its lock. */
-  row: string;
+  first_seq: number;
   seq: number;
   imei: string;
   message: string | null;
@@ -84,7 +84,6 @@ export async function processChunk(
   batch: Pick<BatchRow, 'id' | 'command' | 'options' | 'user_label' | 'user_id' | 'key_id' | 'interface'>,
   scope: { retailerPhone: string | null },
   oneShotTtlMs: number,
-  size = CHUNK_SIZE,
   /**
    * The device channel is up: commands for online devices are recorded as SENT in this transaction and
    * published by the caller after commit, as a dispatch claim would (one statement fewer per chunk). If
@@ -94,10 +93,12 @@ export async function processChunk(
   send = false,
 ): Promise<ChunkOutcome> {
   const claimed = await sql<ClaimedItem>`
-    SELECT ctid::text AS row, seq, imei, message, template FROM batch_items
-    WHERE batch_id = ${batch.id} AND result IS NULL
-    ORDER BY seq LIMIT ${size}
-    FOR UPDATE SKIP LOCKED`.execute(trx);
+    WITH chunk AS (
+      SELECT * FROM batch_chunks WHERE batch_id = ${batch.id} ORDER BY first_seq LIMIT 1 FOR UPDATE SKIP LOCKED
+    )
+    SELECT chunk.first_seq, u.seq, u.imei, u.message, u.template
+    FROM chunk, unnest(chunk.seqs, chunk.imeis, chunk.messages, chunk.templates) AS u(seq, imei, message, template)
+    ORDER BY u.seq`.execute(trx);
   const items = claimed.rows;
   if (items.length === 0) return { processed: 0, found: 0, imeis: [], toSend: [], toDispatch: [] };
 
@@ -123,7 +124,7 @@ export async function processChunk(
   }
 
   const baseOptions = batch.options ?? {};
-  const results: { row: string; result: 'found' | 'not found'; note: string | null; tid: string | null }[] =
+  const results: { seq: number; result: 'found' | 'not found'; note: string | null; tid: string | null }[] =
     [];
   const commands: {
     transaction_id: string;
@@ -145,7 +146,7 @@ export async function processChunk(
     else if (device.claimstatus === 'DEENROLLED') note = 'de-enrolled';
     else if (kind === 'server') note = 'single only';
     if (note || !device) {
-      results.push({ row: item.row, result: 'not found', note, tid: null });
+      results.push({ seq: item.seq, result: 'not found', note, tid: null });
       continue;
     }
     const options: CommandOptions =
@@ -167,7 +168,7 @@ export async function processChunk(
     if (send && device.online && device.waiting) toDispatch.add(device.imei1);
     targets.add(device.imei1);
     targetRows.add(device.row);
-    results.push({ row: item.row, result: 'found', note: null, tid });
+    results.push({ seq: item.seq, result: 'found', note: null, tid });
   }
 
   const toSend: ClaimedDeviceCommand[] = [];
@@ -213,14 +214,22 @@ export async function processChunk(
       WHERE ctid = ANY(${[...targetRows]}::tid[])`.execute(trx);
   }
 
-  // By physical address: a TID scan, whatever the statistics of a batch just uploaded say. The `= ANY`
-  // makes it one for every plan: joined on `ctid = v.row` alone, a plan made while the table looked small
-  // reads all of it (every batch's rows) and hashes it, once per chunk.
-  const rows = results.map((r) => r.row);
-  await sql`UPDATE batch_items b SET result = v.result, note = v.note, transaction_id = v.tid, processed_at = now()
-    FROM unnest(${rows}::tid[], ${results.map((r) => r.result)}::text[],
-                ${results.map((r) => r.note)}::text[], ${results.map((r) => r.tid)}::text[]) AS v(row, result, note, tid)
-    WHERE b.ctid = ANY(${rows}::tid[]) AND b.ctid = v.row`.execute(trx);
+  // The chunk's rows leave `batch_chunks` and enter `batch_items` with their results, in one statement.
+  await sql`
+    WITH done AS (
+      DELETE FROM batch_chunks WHERE batch_id = ${batch.id} AND first_seq = ${items[0]?.first_seq}
+      RETURNING *
+    )
+    INSERT INTO batch_items (batch_id, seq, imei, name, amount, date, template, header, message, result, note,
+                             transaction_id, processed_at)
+    SELECT done.batch_id, u.seq, u.imei, u.name, u.amount, u.date, u.template, u.header, u.message, r.result,
+           r.note, r.tid, now()
+    FROM done,
+      unnest(done.seqs, done.imeis, done.names, done.amounts, done.dates, done.templates, done.headers, done.messages)
+        AS u(seq, imei, name, amount, date, template, header, message)
+      JOIN unnest(${results.map((r) => r.seq)}::int[], ${results.map((r) => r.result)}::text[],
+                  ${results.map((r) => r.note)}::text[], ${results.map((r) => r.tid)}::text[])
+        AS r(seq, result, note, tid) ON r.seq = u.seq`.execute(trx);
 
   const foundCount = results.filter((r) => r.result === 'found').length;
   const last = items.reduce((a, b) => (b.seq > a.seq ? b : a));

@@ -12,6 +12,7 @@ import { hostname } from 'node:os';
 import type { CommandInterface, CommandOptions, RawCommand } from '@lendlock/contract';
 import type { FastifyBaseLogger } from 'fastify';
 import { type Kysely, sql } from 'kysely';
+import { inTransaction } from '../../db/transaction';
 import type { BatchRow, DB } from '../../db/types';
 import type { Principal } from '../../plugins/auth';
 import { notFound } from '../../plugins/errors';
@@ -68,7 +69,7 @@ export interface BatchRunnerOptions {
   oneShotTtlMs: number;
   /** Workers of this instance (several share one batch through SKIP LOCKED). */
   workers?: number;
-  /** Rows per chunk (one transaction each); by default `chunkSizeFor` the batch's size. */
+  /** Rows per chunk (one transaction each), set when a batch is stored; by default `chunkSizeFor` its size. */
   chunkSize?: number;
   pollMs?: number;
 }
@@ -108,6 +109,7 @@ export class BatchService {
       .returning('id')
       .executeTakeFirstOrThrow();
     const id = Number(row.id);
+    const size = this.options.chunkSize ?? chunkSizeFor(batch.total);
     let seq = 0;
     // Slices are stored INSERTS_IN_FLIGHT at a time (each on its own connection): PostgreSQL inserts one
     // while the server prepares the next, and the batch's workers start sooner. The batch stays held
@@ -119,17 +121,26 @@ export class BatchService {
         const slice = group.slice(i, i + INSERT_ROWS);
         const first = seq + 1;
         seq += slice.length;
-        // From arrays (unnest): one statement of 8 arrays per slice, not 10 parameters per row.
+        // From arrays (unnest), grouped into chunks of `size` rows by S.No.: one statement per slice, a
+        // row per chunk. A Notify column with no value in a chunk is stored as NULL.
         const column = (pick: (item: BatchRowInput) => string | undefined) =>
           slice.map((item) => pick(item) ?? null);
         const insert: Promise<void> = sql`
-          INSERT INTO batch_items (batch_id, seq, imei, name, amount, date, template, header, message)
-          SELECT ${id}::bigint, ${first}::int + v.n - 1, v.imei, v.name, v.amount, v.date, v.template, v.header, v.message
-          FROM unnest(${column((r) => r.imei)}::text[], ${column((r) => r.name)}::text[],
-                      ${column((r) => r.amount)}::text[], ${column((r) => r.date)}::text[],
-                      ${column((r) => r.template)}::text[], ${column((r) => r.header)}::text[],
-                      ${column((r) => r.message)}::text[])
-            WITH ORDINALITY AS v(imei, name, amount, date, template, header, message, n)`
+          INSERT INTO batch_chunks (batch_id, first_seq, seqs, imeis, names, amounts, dates, templates, headers, messages)
+          SELECT ${id}::bigint, min(v.seq), array_agg(v.seq ORDER BY v.seq), array_agg(v.imei ORDER BY v.seq),
+                 CASE WHEN count(v.name) > 0 THEN array_agg(v.name ORDER BY v.seq) END,
+                 CASE WHEN count(v.amount) > 0 THEN array_agg(v.amount ORDER BY v.seq) END,
+                 CASE WHEN count(v.date) > 0 THEN array_agg(v.date ORDER BY v.seq) END,
+                 CASE WHEN count(v.template) > 0 THEN array_agg(v.template ORDER BY v.seq) END,
+                 CASE WHEN count(v.header) > 0 THEN array_agg(v.header ORDER BY v.seq) END,
+                 CASE WHEN count(v.message) > 0 THEN array_agg(v.message ORDER BY v.seq) END
+          FROM (SELECT (${first}::int + u.n - 1)::int AS seq, u.* FROM unnest(
+                  ${column((r) => r.imei)}::text[], ${column((r) => r.name)}::text[],
+                  ${column((r) => r.amount)}::text[], ${column((r) => r.date)}::text[],
+                  ${column((r) => r.template)}::text[], ${column((r) => r.header)}::text[],
+                  ${column((r) => r.message)}::text[])
+                WITH ORDINALITY AS u(imei, name, amount, date, template, header, message, n)) v
+          GROUP BY (v.seq - 1) / ${size}::int`
           .execute(db)
           .then(
             () => void inFlight.delete(insert),
@@ -190,12 +201,17 @@ export class BatchService {
 
   /** New Batch (spec §4.4): discards the rest of the batch; rows already processed stay processed. */
   async cancel(id: number): Promise<void> {
-    await this.options.db
-      .updateTable('batches')
-      .set({ status: 'cancelled', paused: true, completed_at: sql<Date>`now()` as unknown as Date })
-      .where('id', '=', id)
-      .where('status', '=', 'incomplete')
-      .execute();
+    await inTransaction(this.options.db, async (trx) => {
+      const cancelled = await trx
+        .updateTable('batches')
+        .set({ status: 'cancelled', paused: true, completed_at: sql<Date>`now()` as unknown as Date })
+        .where('id', '=', id)
+        .where('status', '=', 'incomplete')
+        .executeTakeFirst();
+      // The rest is discarded (a chunk under way finishes first: its row is locked until it commits).
+      if (Number(cancelled.numUpdatedRows) > 0)
+        await trx.deleteFrom('batch_chunks').where('batch_id', '=', id).execute();
+    });
   }
 
   // ---- Workers ----
@@ -276,14 +292,7 @@ export class BatchService {
     const outcome = await db
       .transaction()
       .execute((trx) =>
-        processChunk(
-          trx,
-          batch,
-          { retailerPhone: batch.retailer_phone },
-          this.options.oneShotTtlMs,
-          this.options.chunkSize ?? chunkSizeFor(batch.valid),
-          send,
-        ),
+        processChunk(trx, batch, { retailerPhone: batch.retailer_phone }, this.options.oneShotTtlMs, send),
       );
     if (outcome.processed === 0) {
       await this.completeIfDone(Number(batch.id));
@@ -300,7 +309,7 @@ export class BatchService {
     const done = await sql<{ id: number }>`
       UPDATE batches SET status = 'complete', completed_at = now(), lease_owner = NULL, lease_until = NULL
       WHERE id = ${id} AND status = 'incomplete'
-        AND NOT EXISTS (SELECT 1 FROM batch_items WHERE batch_id = ${id} AND result IS NULL)
+        AND NOT EXISTS (SELECT 1 FROM batch_chunks WHERE batch_id = ${id})
       RETURNING id`.execute(db);
     if (done.rows.length > 0) {
       const batch = await this.get(id);
