@@ -80,10 +80,11 @@ function commandsMissNote(commands: Load, bare: Load, share: number): string {
       `The 2 cores are saturated (${commands.split.cores.toFixed(2)} busy: server ${fmt.num(commands.split.server)} s,`,
       `PostgreSQL ${fmt.num(commands.split.postgres)} s of ${fmt.num(commands.split.wall)} s). A command is a transaction of`,
       'four statements (lock the device; supersede, desired state, command and audit row in one statement;',
-      'commit with its WAL flush) after the session check, and then its publish and the two',
-      'acknowledgements; the lookup is the session check and one select. PostgreSQL spends about half of',
-      'its CPU on this path parsing and planning statements (measured with perf while this benchmark ran:',
-      'planning 38 %, parsing 9 %), which only server-side prepared statements would save.',
+      "commit with its WAL flush) after the session check, and then its publish and the device's",
+      'acknowledgement (EXECUTED, applied with others in one transaction); the lookup is the session check',
+      "and one select. Both are bound by the server's one JavaScript thread sharing the 2 cores with",
+      'PostgreSQL, the broker and the 50 clients: the latency is queueing, and holding the p99 on this',
+      'machine needs more commands per core.',
     );
   }
   if (share < 0.3) parts.push(`Throughput is ${fmt.num(share * 100)} % of the lookup's, short of 30 %.`);

@@ -1,5 +1,6 @@
 import type { UserLevel } from '@lendlock/contract';
 import { type Kysely, sql } from 'kysely';
+import { precompiled } from '../../db/precompiled';
 import type { DB } from '../../db/types';
 import { sha256Hex } from '../../lib/secrets';
 import type { Principal } from '../../plugins/auth';
@@ -34,9 +35,8 @@ function toPrincipal(
 }
 
 /** A live session (not ended, not expired) of an ACTIVE user. */
-export async function findPrincipalBySession(db: Kysely<DB>, token: string): Promise<Principal | null> {
-  const tokenHash = sha256Hex(token);
-  const row = await db
+const principalBySession = precompiled((db, tokenHash: string) =>
+  db
     .selectFrom('sessions')
     .innerJoin('users', 'users.id', 'sessions.user_id')
     .select(['users.id as user_id', 'users.email', 'users.userlevel', 'users.retailer_phone'])
@@ -44,14 +44,18 @@ export async function findPrincipalBySession(db: Kysely<DB>, token: string): Pro
     .where('sessions.token_hash', '=', tokenHash)
     .where('sessions.ended_at', 'is', null)
     .where('sessions.expires_at', '>', sql<Date>`now()`)
-    .where('users.userstatus', '=', 'ACTIVE')
-    .executeTakeFirst();
+    .where('users.userstatus', '=', 'ACTIVE'),
+);
+
+export async function findPrincipalBySession(db: Kysely<DB>, token: string): Promise<Principal | null> {
+  const tokenHash = sha256Hex(token);
+  const [row] = await principalBySession(db, tokenHash);
   return row ? toPrincipal(row, { credential: 'session', sessionTokenHash: tokenHash }) : null;
 }
 
 /** An active integrator key of an ACTIVE user; the key acts with its owner's rights. */
-export async function findPrincipalByKey(db: Kysely<DB>, key: string): Promise<Principal | null> {
-  const row = await db
+const principalByKey = precompiled((db, keyHash: string) =>
+  db
     .selectFrom('api_keys')
     .innerJoin('users', 'users.id', 'api_keys.user_id')
     .select([
@@ -62,10 +66,13 @@ export async function findPrincipalByKey(db: Kysely<DB>, key: string): Promise<P
       'users.retailer_phone',
     ])
     .select(permissionNames.as('permissions'))
-    .where('api_keys.key_hash', '=', sha256Hex(key))
+    .where('api_keys.key_hash', '=', keyHash)
     .where('api_keys.status', '=', 'active')
-    .where('users.userstatus', '=', 'ACTIVE')
-    .executeTakeFirst();
+    .where('users.userstatus', '=', 'ACTIVE'),
+);
+
+export async function findPrincipalByKey(db: Kysely<DB>, key: string): Promise<Principal | null> {
+  const [row] = await principalByKey(db, sha256Hex(key));
   return row ? toPrincipal(row, { credential: 'key', keyId: row.key_id }) : null;
 }
 

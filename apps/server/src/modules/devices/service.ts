@@ -1,6 +1,7 @@
 /** Reads about devices: the dashboard, device details, the audit report by IMEI, app versions. */
 import { type AuditResponse, type DeviceRecord, MESSAGES } from '@lendlock/contract';
 import { type Kysely, sql } from 'kysely';
+import { precompiled } from '../../db/precompiled';
 import type { DB } from '../../db/types';
 import type { Principal } from '../../plugins/auth';
 import {
@@ -76,18 +77,40 @@ export async function dashboardCharts(db: Kysely<DB>) {
 }
 
 /** Devices by imei1 or imei2; a retailer user sees only that retailer's devices. */
+/** Devices by either IMEI (an array parameter: one query text, so one prepared statement, for any count). */
+const devicesByImeis = precompiled((db, imeis: string[]) =>
+  db
+    .selectFrom('devices')
+    .selectAll()
+    .where((eb) =>
+      eb.or([
+        eb('imei1', '=', sql<string>`ANY(${imeis}::text[])`),
+        eb('imei2', '=', sql<string>`ANY(${imeis}::text[])`),
+      ]),
+    ),
+);
+const retailerDevicesByImeis = precompiled((db, imeis: string[], retailerPhone: string) =>
+  db
+    .selectFrom('devices')
+    .selectAll()
+    .where((eb) =>
+      eb.or([
+        eb('imei1', '=', sql<string>`ANY(${imeis}::text[])`),
+        eb('imei2', '=', sql<string>`ANY(${imeis}::text[])`),
+      ]),
+    )
+    .where('retailer_phone', '=', retailerPhone),
+);
+
 export async function deviceDetails(
   db: Kysely<DB>,
   actor: Principal,
   imeis: string[],
 ): Promise<{ items: DeviceRecord[]; message?: string }> {
   const unique = [...new Set(imeis)];
-  let query = db
-    .selectFrom('devices')
-    .selectAll()
-    .where((eb) => eb.or([eb('imei1', 'in', unique), eb('imei2', 'in', unique)]));
-  if (actor.retailerPhone) query = query.where('retailer_phone', '=', actor.retailerPhone);
-  const rows = await query.execute();
+  const rows = actor.retailerPhone
+    ? await retailerDevicesByImeis(db, unique, actor.retailerPhone)
+    : await devicesByImeis(db, unique);
   const order = new Map(unique.map((imei, index) => [imei, index]));
   const position = (row: (typeof rows)[number]) =>
     Math.min(order.get(row.imei1) ?? Infinity, order.get(row.imei2 ?? '') ?? Infinity);
