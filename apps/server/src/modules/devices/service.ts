@@ -76,9 +76,8 @@ export async function dashboardCharts(db: Kysely<DB>) {
   };
 }
 
-/** Devices by imei1 or imei2; a retailer user sees only that retailer's devices. */
 /** Devices by either IMEI (an array parameter: one query text, so one prepared statement, for any count). */
-const devicesByImeis = precompiled((db, imeis: string[]) =>
+const byEitherImei = (db: Kysely<DB>, imeis: string[]) =>
   db
     .selectFrom('devices')
     .selectAll()
@@ -87,21 +86,13 @@ const devicesByImeis = precompiled((db, imeis: string[]) =>
         eb('imei1', '=', sql<string>`ANY(${imeis}::text[])`),
         eb('imei2', '=', sql<string>`ANY(${imeis}::text[])`),
       ]),
-    ),
-);
+    );
+const devicesByImeis = precompiled((db, imeis: string[]) => byEitherImei(db, imeis));
 const retailerDevicesByImeis = precompiled((db, imeis: string[], retailerPhone: string) =>
-  db
-    .selectFrom('devices')
-    .selectAll()
-    .where((eb) =>
-      eb.or([
-        eb('imei1', '=', sql<string>`ANY(${imeis}::text[])`),
-        eb('imei2', '=', sql<string>`ANY(${imeis}::text[])`),
-      ]),
-    )
-    .where('retailer_phone', '=', retailerPhone),
+  byEitherImei(db, imeis).where('retailer_phone', '=', retailerPhone),
 );
 
+/** Devices by imei1 or imei2; a retailer user sees only that retailer's devices. */
 export async function deviceDetails(
   db: Kysely<DB>,
   actor: Principal,
