@@ -216,6 +216,14 @@ describe.each(databaseKinds())('batches on %s', (kind) => {
     suite.server.app.ctx.batches.start();
     expect(cancelled.isComplete).toBe('cancelled');
     expect((await call('v2/batch/current', { statusOf: 'activatealarmfiles' })).json().batch).toBeNull();
+    // The rest is gone: no chunk left to process, no row processed, no command.
+    const left = await sql<{ chunks: number; items: number; commands: number }>`
+      SELECT (SELECT count(*)::int FROM batch_chunks WHERE batch_id = ${batchId}) AS chunks,
+             (SELECT count(*)::int FROM batch_items WHERE batch_id = ${batchId}) AS items,
+             (SELECT count(*)::int FROM commands WHERE batch_id = ${batchId}) AS commands`.execute(
+      suite.database.db,
+    );
+    expect(left.rows[0]).toEqual({ chunks: 0, items: 0, commands: 0 });
   });
 
   it('an upload whose rows cannot all be stored fails, and its batch stays held with nothing sent', async () => {
