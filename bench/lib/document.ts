@@ -25,7 +25,7 @@ Changes made for these benchmarks (the code, not the benchmarks, was made faster
   stored as chunks (one \`batch_chunks\` row per chunk, its rows in arrays); a chunk is claimed by
   locking its one row, and its rows enter \`batch_items\` once, with their results, in the statement that
   deletes the chunk: before, each row was inserted at upload, locked, then updated (three writes and three
-  index entries per IMEI). Two slices of an upload are stored at a time.
+  index entries per IMEI).
 - **Single commands**: the device is locked by a primary-key probe; supersede, desired state, command
   and audit row are one statement; a command for an online device is sent without a claim query.
   Commands that arrive together are recorded together: while two transactions of single commands run,

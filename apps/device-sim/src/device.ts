@@ -1,7 +1,8 @@
 /**
  * One simulated Android agent: registers over HTTPS, holds an MQTT session with its own credential,
- * executes commands against a real state model, acknowledges them (EXECUTED or FAILED; DELIVERED first for
- * the commands that take time, `DELIVERED_FIRST`), publishes its state, ignores command ids it has already executed, and can drop offline and come back.
+ * executes commands against a real state model, acknowledges them (EXECUTED or FAILED; DELIVERED first
+ * for the commands that take time, `DELIVERED_FIRST`), publishes its state, ignores command ids it has
+ * already executed, and can drop offline and come back.
  */
 import { EventEmitter } from 'node:events';
 import {

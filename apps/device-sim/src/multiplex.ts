@@ -1,12 +1,12 @@
 /**
  * Many simulated agents over a few MQTT connections, for load tests. Each device behaves as a
- * SimulatedDevice does: on a command it acknowledges DELIVERED if the command takes time (`DELIVERED_FIRST`),
- * executes it against its own state (or
- * fails it, at `failRate`), acknowledges EXECUTED (or FAILED) with its state, publishes its state, and
- * answers an id it has already executed with EXECUTED again without executing it twice. What differs
- * is the transport: a device's messages travel over one of `connections` shared connections, which
- * needs a broker identity allowed on every device topic (the embedded broker's `lendlock-loadtest`, or
- * an anonymous broker such as a test Mosquitto) instead of one credential per device.
+ * SimulatedDevice does: on a command it acknowledges DELIVERED if the command takes time
+ * (`DELIVERED_FIRST`), executes it against its own state (or fails it, at `failRate`), acknowledges
+ * EXECUTED (or FAILED) with its state, publishes its state, and answers an id it has already executed
+ * with EXECUTED again without executing it twice. What differs is the transport: a device's messages
+ * travel over one of `connections` shared connections, which needs a broker identity allowed on every
+ * device topic (the embedded broker's `lendlock-loadtest`, or an anonymous broker such as a test
+ * Mosquitto) instead of one credential per device.
  *
  * How commands reach the connections (`subscription`):
  * - `wildcard`: the first connection subscribes `lendlock/d/+/cmd` and hears every device;

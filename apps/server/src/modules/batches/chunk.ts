@@ -1,10 +1,9 @@
 /**
  * One chunk of a batch, set-based, in ONE transaction: claim the batch's next chunk of unprocessed rows
  * (one `batch_chunks` row, SKIP LOCKED, so several workers and instances share a batch), decide found /
- * not found for each, issue the command to
- * every found device (interface B, the same rules as a single command: retailer scope, released and
- * de-enrolled devices refused, newer state supersedes older queued), and write each row's result to
- * `batch_items` as the chunk's row goes. The rows' results, their commands and the chunk's removal commit
+ * not found for each, issue the command to every found device (interface B, the same rules as a single
+ * command: retailer scope, released and de-enrolled devices refused, newer state supersedes older
+ * queued), and write each row's result to `batch_items` as the chunk's row goes. The rows' results, their commands and the chunk's removal commit
  * together, so a crash at any point leaves every IMEI either done once or not at all.
  */
 import { randomUUID } from 'node:crypto';

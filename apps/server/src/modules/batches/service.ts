@@ -48,8 +48,6 @@ export type BatchPhase = 'running' | 'paused' | 'interrupted' | 'complete' | 'ca
 /** How long a worker's claim on a batch lasts without renewal (renewed after every chunk). */
 export const LEASE_MS = 15_000;
 const INSERT_ROWS = 10_000;
-/** Slices of an upload being stored at once. */
-const INSERTS_IN_FLIGHT = 2;
 
 export function batchPhase(
   batch: Pick<BatchRow, 'status' | 'paused' | 'lease_until' | 'lease_owner'>,
@@ -111,13 +109,8 @@ export class BatchService {
     const id = Number(row.id);
     const size = this.options.chunkSize ?? chunkSizeFor(batch.total);
     let seq = 0;
-    // Slices are stored INSERTS_IN_FLIGHT at a time (each on its own connection): PostgreSQL inserts one
-    // while the server prepares the next, and the batch's workers start sooner. The batch stays held
-    // until every slice is in, and a slice that fails fails the upload, as before.
-    const inFlight = new Set<Promise<void>>();
-    let failure: { error: unknown } | null = null;
     for await (const group of rows) {
-      for (let i = 0; i < group.length && !failure; i += INSERT_ROWS) {
+      for (let i = 0; i < group.length; i += INSERT_ROWS) {
         const slice = group.slice(i, i + INSERT_ROWS);
         const first = seq + 1;
         seq += slice.length;
@@ -125,7 +118,7 @@ export class BatchService {
         // row per chunk. A Notify column with no value in a chunk is stored as NULL.
         const column = (pick: (item: BatchRowInput) => string | undefined) =>
           slice.map((item) => pick(item) ?? null);
-        const insert: Promise<void> = sql`
+        await sql`
           INSERT INTO batch_chunks (batch_id, first_seq, seqs, imeis, names, amounts, dates, templates, headers, messages)
           SELECT ${id}::bigint, min(v.seq), array_agg(v.seq ORDER BY v.seq), array_agg(v.imei ORDER BY v.seq),
                  CASE WHEN count(v.name) > 0 THEN array_agg(v.name ORDER BY v.seq) END,
@@ -140,22 +133,9 @@ export class BatchService {
                   ${column((r) => r.template)}::text[], ${column((r) => r.header)}::text[],
                   ${column((r) => r.message)}::text[])
                 WITH ORDINALITY AS u(imei, name, amount, date, template, header, message, n)) v
-          GROUP BY (v.seq - 1) / ${size}::int`
-          .execute(db)
-          .then(
-            () => void inFlight.delete(insert),
-            (error: unknown) => {
-              inFlight.delete(insert);
-              failure ??= { error };
-            },
-          );
-        inFlight.add(insert);
-        if (inFlight.size >= INSERTS_IN_FLIGHT) await Promise.race(inFlight);
+          GROUP BY (v.seq - 1) / ${size}::int`.execute(db);
       }
-      if (failure) break;
     }
-    await Promise.all(inFlight);
-    if (failure) throw (failure as { error: unknown }).error;
     await db.updateTable('batches').set({ paused: false }).where('id', '=', id).execute();
     await appendAudit(db, {
       actor: batch.actor,
