@@ -50,6 +50,7 @@ const envSchema = z.object({
   MQTT_URL: url('MQTT_URL', ['mqtt:', 'mqtts:', 'ws:', 'wss:']).optional(),
   MQTT_PORT: int('MQTT_PORT', 0, 65535).default(1884),
   MQTT_HOST: z.string().min(1).default('0.0.0.0'),
+  MQTT_MAX_PACKET_BYTES: int('MQTT_MAX_PACKET_BYTES', 1024, 268435455).default(65536),
   DEVICE_MQTT_URL: url('DEVICE_MQTT_URL', ['mqtt:', 'mqtts:', 'ws:', 'wss:']).optional(),
   MQTT_SHARED_GROUP: z
     .string()
@@ -149,6 +150,8 @@ export type Config = {
   mqttUrl: string | undefined;
   mqttPort: number;
   mqttHost: string;
+  /** The largest MQTT packet a client may send to the embedded broker (its connection is closed). */
+  mqttMaxPacketBytes: number;
   deviceMqttUrl: string | undefined;
   mqttSharedGroup: string;
   mqttLoadTestPassword: string | undefined;
@@ -222,6 +225,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     mqttUrl: e.MQTT_URL,
     mqttPort: e.MQTT_PORT,
     mqttHost: e.MQTT_HOST,
+    mqttMaxPacketBytes: e.MQTT_MAX_PACKET_BYTES,
     deviceMqttUrl: e.DEVICE_MQTT_URL,
     mqttSharedGroup: e.MQTT_SHARED_GROUP,
     mqttLoadTestPassword: e.MQTT_LOADTEST_PASSWORD,

@@ -176,7 +176,7 @@ export function parseDeviceTopic(
   return match ? { imei: match[1] as string, kind: match[2] as 'cmd' | 'ack' | 'state' | 'status' } : null;
 }
 
-/** Server → device on `cmd` (QoS 1). `id` is the command's transactionId; devices ignore ids already executed. */
+/** Server → device on `cmd` (QoS 1). `id` is the command's transactionId; a device never executes one twice. */
 export const commandMessageSchema = z.object({
   id: z.string().min(1).max(64),
   command: rawCommandSchema,
@@ -191,12 +191,32 @@ export const commandMessageSchema = z.object({
 });
 export type CommandMessage = z.infer<typeof commandMessageSchema>;
 
+/**
+ * A device's text as the server keeps it: without NUL characters, which PostgreSQL text cannot store (the
+ * whole write would fail), and cut to `max` characters rather than refused. A refused acknowledgement is
+ * resent every 30 s forever, so whatever an agent says in one is accepted and kept as far as it fits.
+ */
+const deviceText = (max: number) =>
+  z.string().transform((value) => {
+    const clean = value.includes('\u0000') ? value.replaceAll('\u0000', '') : value;
+    if (clean.length <= max) return clean;
+    // Cut by code points, never between the halves of a surrogate pair.
+    return Array.from(clean.slice(0, max * 2))
+      .slice(0, max)
+      .join('');
+  });
+
 /** Device → server on `ack` (QoS 1): the device's own acknowledgement. */
 export const ACK_STATUSES = ['DELIVERED', 'EXECUTED', 'FAILED'] as const;
 export const ackMessageSchema = z.object({
-  id: z.string().min(1).max(64),
+  // A missing or empty id (after NULs are removed) names no command: such an ack is ignored.
+  id: z
+    .string()
+    .transform((value) => value.replaceAll('\u0000', ''))
+    .pipe(z.string().min(1).max(64)),
   status: z.enum(ACK_STATUSES),
-  result: z.string().max(500).optional(),
+  /** Any length is accepted; the first 500 characters are kept. */
+  result: deviceText(500).optional(),
   state: deviceStateSchema.optional(),
 });
 export type AckMessage = z.infer<typeof ackMessageSchema>;
@@ -204,7 +224,8 @@ export type AckMessage = z.infer<typeof ackMessageSchema>;
 /** Device → server on `state` (QoS 1): what the device enforces now. */
 export const stateMessageSchema = z.object({
   state: deviceStateSchema,
-  appversion: z.string().max(50).optional(),
+  /** Any length is accepted; the first 50 characters are kept. */
+  appversion: deviceText(50).optional(),
 });
 export type StateMessage = z.infer<typeof stateMessageSchema>;
 
@@ -258,6 +279,11 @@ export const deviceRegistrationResponseSchema = z.object({
 });
 export type DeviceRegistrationResponse = z.infer<typeof deviceRegistrationResponseSchema>;
 export const ENROLLMENT_SECRET_HEADER = 'x-enrollment-secret';
+
+/** The client id of a device's MQTT connection: the broker refuses any other for its credential. */
+export function deviceClientId(imei1: string): string {
+  return `lendlock-device-${imei1}`;
+}
 
 /** The command that brings one part of a device's state to `value` (desired-state reconcile). */
 export function commandForState<K extends keyof DeviceState>(

@@ -60,6 +60,8 @@ export async function startDeviceChannel(
           : undefined,
         authenticateDevice: async (imei, credential) =>
           (await deviceCredentialHash(db, imei)) === sha256Hex(credential),
+        maxPacketBytes: config.mqttMaxPacketBytes,
+        log,
       });
   const gateway = connectGateway({
     url: config.mqttUrl ?? (broker?.url as string),
