@@ -1,0 +1,195 @@
+/**
+ * A private Mosquitto (Debian's binary) with the dynamic security plugin, on a free loopback port in a temp
+ * dir: no anonymous access, a dynsec admin (`dynsec-admin`, as `mosquitto_ctrl dynsec init` makes it) and
+ * the server's identity (`lendlock-server`): the gateway's topics (shared or direct subscriptions to the
+ * devices' ack/state/status, publishing their cmd) plus the dynsec control topic, since the server itself
+ * provisions devices. Devices are added at run time through the plugin. Suites: `describe.runIf(hasDynsec)`.
+ */
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { connect, createServer } from 'node:net';
+import { tmpdir, userInfo } from 'node:os';
+import { join } from 'node:path';
+
+export const DYNSEC_PLUGIN = '/usr/lib/x86_64-linux-gnu/mosquitto_dynamic_security.so';
+
+const hasBinary = (name: string) => spawnSync(name, ['--help']).error === undefined;
+
+/** Mosquitto, mosquitto_ctrl and the dynamic security plugin are all installed. */
+export const hasDynsec = existsSync(DYNSEC_PLUGIN) && hasBinary('mosquitto') && hasBinary('mosquitto_ctrl');
+
+export interface Identity {
+  username: string;
+  password: string;
+}
+
+export interface PrivateMosquitto {
+  url: string;
+  port: number;
+  /** The server's identity: gateway topics and dynsec administration. */
+  server: Identity;
+  /** The plugin's admin as `dynsec init` makes it (the control topic; may read, not publish, the rest). */
+  admin: Identity;
+  /** What the broker printed so far (for failing tests). */
+  output(): string;
+  stop(): Promise<void>;
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+    probe.once('error', reject);
+  });
+}
+
+function portAnswers(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = connect(port, '127.0.0.1');
+    probe.once('connect', () => {
+      probe.destroy();
+      resolve(true);
+    });
+    probe.once('error', () => resolve(false));
+  });
+}
+
+/** Starts `mosquitto` with `args` and waits for `port` to accept connections (10 s). */
+async function startBroker(
+  args: string[],
+  port: number,
+): Promise<{ child: ChildProcess; output: () => string }> {
+  const child = spawn('mosquitto', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  const collect = (chunk: Buffer) => {
+    output = (output + chunk.toString('utf8')).slice(-20_000);
+  };
+  child.stdout?.on('data', collect);
+  child.stderr?.on('data', collect);
+  const deadline = Date.now() + 10_000;
+  while (!(await portAnswers(port))) {
+    if (child.exitCode !== null || Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`mosquitto did not start on port ${port}:\n${output}`);
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return { child, output: () => output };
+}
+
+function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGKILL');
+  });
+}
+
+/** `mosquitto_ctrl dynsec init`: a config file with one client (hashed password) holding an admin role. */
+function dynsecInit(file: string, identity: Identity): void {
+  const result = spawnSync('mosquitto_ctrl', ['dynsec', 'init', file, identity.username, identity.password], {
+    encoding: 'utf8',
+  });
+  if (result.status !== 0)
+    throw new Error(`mosquitto_ctrl dynsec init failed: ${result.stderr}${result.stdout}`);
+}
+
+const allow = (acltype: string, topic: string) => ({ acltype, topic, allow: true });
+
+const DEVICE_KINDS = ['ack', 'state', 'status'];
+
+/** What the gateway does: (shared) subscriptions to every device's ack/state/status, publishing every cmd. */
+const GATEWAY_ACLS = [
+  ...DEVICE_KINDS.flatMap((kind) => [
+    allow('subscribePattern', `$share/+/lendlock/d/+/${kind}`),
+    allow('subscribePattern', `lendlock/d/+/${kind}`),
+    allow('publishClientReceive', `lendlock/d/+/${kind}`),
+    allow('unsubscribePattern', `$share/+/lendlock/d/+/${kind}`),
+    allow('unsubscribePattern', `lendlock/d/+/${kind}`),
+  ]),
+  allow('publishClientSend', 'lendlock/d/+/cmd'),
+];
+
+/** Administering the dynamic security plugin: sending commands, reading the answers. */
+const PROVISIONER_ACLS = [
+  allow('publishClientSend', '$CONTROL/dynamic-security/v1'),
+  allow('subscribeLiteral', '$CONTROL/dynamic-security/v1/response'),
+  allow('publishClientReceive', '$CONTROL/dynamic-security/v1/response'),
+];
+
+/** A plain anonymous Mosquitto (`mosquitto -p <port>`), as the repo's other broker tests use. */
+export async function startAnonymousMosquitto(): Promise<{
+  url: string;
+  port: number;
+  stop(): Promise<void>;
+}> {
+  const port = await freePort();
+  const { child } = await startBroker(['-p', String(port)], port);
+  return { url: `mqtt://127.0.0.1:${port}`, port, stop: () => stopChild(child) };
+}
+
+export async function startPrivateMosquitto(): Promise<PrivateMosquitto> {
+  const dir = await mkdtemp(join(tmpdir(), 'lendlock-mosquitto-'));
+  const port = await freePort();
+  const admin: Identity = { username: 'dynsec-admin', password: randomBytes(18).toString('base64url') };
+  const server: Identity = { username: 'lendlock-server', password: randomBytes(18).toString('base64url') };
+  const configFile = join(dir, 'dynamic-security.json');
+  const serverFile = join(dir, 'server-identity.json');
+  try {
+    dynsecInit(configFile, admin);
+    // A second init only to have mosquitto_ctrl hash the server's password; its client is merged in.
+    dynsecInit(serverFile, server);
+    const config = JSON.parse(await readFile(configFile, 'utf8'));
+    const [serverClient] = JSON.parse(await readFile(serverFile, 'utf8')).clients;
+    await rm(serverFile);
+    config.clients.push({
+      ...serverClient,
+      textName: 'Lendlock server (gateway and device provisioning)',
+      roles: [{ rolename: 'lendlock-gateway' }, { rolename: 'lendlock-provisioner' }],
+    });
+    config.roles.push(
+      { rolename: 'lendlock-gateway', acls: GATEWAY_ACLS },
+      { rolename: 'lendlock-provisioner', acls: PROVISIONER_ACLS },
+    );
+    await writeFile(configFile, JSON.stringify(config, null, 2));
+    const confFile = join(dir, 'mosquitto.conf');
+    await writeFile(
+      confFile,
+      [
+        `listener ${port} 127.0.0.1`,
+        'allow_anonymous false',
+        'per_listener_settings false',
+        // Started as root, Mosquitto would drop to the `mosquitto` user and could not save dynsec changes.
+        `user ${userInfo().username}`,
+        `plugin ${DYNSEC_PLUGIN}`,
+        `plugin_opt_config_file ${configFile}`,
+        'persistence false',
+        'log_dest stderr',
+        'log_type error',
+        'log_type warning',
+        'log_type notice',
+        'log_type information',
+        '',
+      ].join('\n'),
+    );
+    const { child, output } = await startBroker(['-c', confFile], port);
+    return {
+      url: `mqtt://127.0.0.1:${port}`,
+      port,
+      server,
+      admin,
+      output,
+      stop: async () => {
+        await stopChild(child);
+        await rm(dir, { recursive: true, force: true });
+      },
+    };
+  } catch (error) {
+    await rm(dir, { recursive: true, force: true });
+    throw error;
+  }
+}
