@@ -96,7 +96,10 @@ beforeAll(async () => {
   });
   expect(refused.status).toBe(401);
   await eventually(
-    async () => (await serverSearch({ imei })).total > 0,
+    async () =>
+      (await serverSearch({ imei })).items.some((row: { action: string }) =>
+        row.action.startsWith('command.'),
+      ),
     'the lock command is in the audit log',
   );
 }, 180_000);
@@ -254,7 +257,11 @@ describe('Audit Log search', () => {
     expect(imeiRows.length).toBeGreaterThan(0);
     expect(imeiRows).toEqual(expectedRows(commands.items, imeiRows.length));
     expect(new Set(imeiRows.map((row) => row[3]))).toEqual(new Set([imei]));
-    expect(imeiRows.every((row) => row[2]?.startsWith('command.'))).toBe(true);
+    // The device's own registration, then the commands sent to it.
+    expect(new Set(imeiRows.map((row) => (row[2]?.startsWith('command.') ? 'command.' : row[2])))).toEqual(
+      new Set(['command.', 'device.register']),
+    );
+    expect(imeiRows.find((row) => row[2] === 'device.register')?.[1]).toBe(`device:${imei}`);
     expect(imeiRows.some((row) => row[1] === USERS.admin.email)).toBe(true);
   });
 

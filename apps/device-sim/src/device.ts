@@ -1,9 +1,12 @@
 /**
- * One simulated Android agent: registers over HTTPS, holds an MQTT session with its own credential,
+ * One simulated Android agent: registers over HTTPS with its device key (docs/device-protocol.md §1: a
+ * nonce, signed by the key, proves a registration again), holds an MQTT session with its own credential,
  * executes commands against a real state model, acknowledges them (EXECUTED or FAILED; DELIVERED first
  * for the commands that take time, `DELIVERED_FIRST`), publishes its state, ignores command ids it has
  * already executed, and can drop offline and come back.
  */
+
+import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject, sign } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import {
   type AckMessage,
@@ -16,8 +19,10 @@ import {
   type DeviceRegistration,
   type DeviceRegistrationResponse,
   type DeviceState,
+  deviceClientId,
   ENROLLMENT_SECRET_HEADER,
   INITIAL_DEVICE_STATE,
+  registrationChallenge,
   topics,
 } from '@lendlock/contract';
 import mqtt, { type MqttClient } from 'mqtt';
@@ -31,12 +36,34 @@ export interface DeviceOptions {
   random?: () => number;
   /** Overrides the MQTT URL the server hands out (e.g. tests against another broker). */
   mqttUrl?: string;
+  /** The device key's private half (a real agent keeps it in the Android Keystore); generated if absent. */
+  deviceKey?: KeyObject;
+  /** An agent of before device keys: registers on the secret alone, with no key (tests). */
+  keyless?: boolean;
+  /** An Android key attestation chain for the key, attested with this nonce as its challenge (tests). */
+  attest?: (publicKey: string, nonce: string) => Promise<string[]> | string[];
 }
 
 export interface Credentials {
   credential: string;
   mqttUrl: string;
+  /** The device key's private half, PKCS#8 PEM (kept with the credential, as a Keystore would keep it). */
+  privateKey?: string;
 }
+
+/** A refused registration: the server's status and error code. */
+export class RegistrationError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string | undefined,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'RegistrationError';
+  }
+}
+
+const newDeviceKey = (): KeyObject => generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey;
 
 export class SimulatedDevice extends EventEmitter {
   state: DeviceState = { ...INITIAL_DEVICE_STATE };
@@ -47,19 +74,38 @@ export class SimulatedDevice extends EventEmitter {
   /** Every acknowledgement published, in order. */
   readonly acks: AckMessage[] = [];
   private readonly executed = new Set<string>();
+  /** Ids that failed, with why: a redelivery gets the same answer. */
+  private readonly failures = new Map<string, string>();
   private client: MqttClient | null = null;
   credentials: Credentials | null = null;
+  /** The server's answer to the last registration. */
+  lastRegistration: DeviceRegistrationResponse | null = null;
   /**
    * Tests: the agent stops right after acknowledging DELIVERED for the next command, before executing it
    * (as a phone whose agent crashed would), and drops off the network.
    */
   crashAfterNextDelivery = false;
 
+  /** The device key (private half). */
+  deviceKey: KeyObject;
+
   constructor(
     readonly profile: DeviceRegistration,
     private readonly options: DeviceOptions,
   ) {
     super();
+    this.deviceKey = options.deviceKey ?? newDeviceKey();
+  }
+
+  /** The device key's public half as the server takes it: SPKI DER, base64. */
+  get publicKey(): string {
+    return createPublicKey(this.deviceKey).export({ format: 'der', type: 'spki' }).toString('base64');
+  }
+
+  /** Restores saved credentials, with the device key kept beside them. */
+  restore(credentials: Credentials): void {
+    this.credentials = credentials;
+    if (credentials.privateKey) this.deviceKey = createPrivateKey(credentials.privateKey);
   }
 
   get imei(): string {
@@ -70,19 +116,55 @@ export class SimulatedDevice extends EventEmitter {
     return this.client?.connected ?? false;
   }
 
-  async register(): Promise<Credentials> {
-    const response = await fetch(new URL('/device/v1/register', this.options.server), {
+  private async post<T>(path: string, body: unknown): Promise<T> {
+    const response = await fetch(new URL(path, this.options.server), {
       method: 'POST',
       headers: {
         'content-type': 'application/json',
         [ENROLLMENT_SECRET_HEADER]: this.options.enrollmentSecret,
       },
-      body: JSON.stringify(this.profile),
+      body: JSON.stringify(body),
     });
-    const body = (await response.json()) as DeviceRegistrationResponse & { message?: string };
-    if (!response.ok)
-      throw new Error(`registration of ${this.imei} failed: ${response.status} ${body.message ?? ''}`);
-    this.credentials = { credential: body.credential, mqttUrl: this.options.mqttUrl ?? body.mqttUrl };
+    const answer = (await response.json()) as T & { message?: string; code?: string };
+    if (!response.ok) {
+      throw new RegistrationError(
+        response.status,
+        answer.code,
+        `registration of ${this.imei} failed: ${response.status} ${answer.message ?? ''}`,
+      );
+    }
+    return answer;
+  }
+
+  /**
+   * Registers (again): asks for a nonce, signs it with the device key (which proves a registration of an
+   * enrolled device; on a first one it proves the agent holds the key it enrols), and sends the key.
+   */
+  async register(): Promise<Credentials> {
+    let proof = {};
+    if (!this.options.keyless) {
+      const { nonce } = await this.post<{ nonce: string }>('/device/v1/nonce', { imei1: this.imei });
+      const publicKey = this.publicKey;
+      const signature = sign('sha256', Buffer.from(registrationChallenge(this.imei, nonce)), this.deviceKey);
+      proof = {
+        publicKey,
+        nonce,
+        signature: signature.toString('base64'),
+        ...(this.options.attest ? { attestation: await this.options.attest(publicKey, nonce) } : {}),
+      };
+    }
+    const body = await this.post<DeviceRegistrationResponse>('/device/v1/register', {
+      ...this.profile,
+      ...proof,
+    });
+    this.lastRegistration = body;
+    this.credentials = {
+      credential: body.credential,
+      mqttUrl: this.options.mqttUrl ?? body.mqttUrl,
+      ...(this.options.keyless
+        ? {}
+        : { privateKey: this.deviceKey.export({ format: 'pem', type: 'pkcs8' }).toString() }),
+    };
     // A (re-)registered agent starts from a clean phone.
     this.state = { ...INITIAL_DEVICE_STATE };
     return this.credentials;
@@ -95,7 +177,7 @@ export class SimulatedDevice extends EventEmitter {
     // One connection per agent: an earlier one (say, refused since the agent registered again) ends.
     await this.dropOffline();
     const client = mqtt.connect(credentials.mqttUrl, {
-      clientId: `lendlock-device-${this.imei}`,
+      clientId: deviceClientId(this.imei),
       username: this.imei,
       password: credentials.credential,
       clean: true,
@@ -167,13 +249,28 @@ export class SimulatedDevice extends EventEmitter {
   }
 
   private onCommand(payload: Buffer): void {
-    let parsed: CommandMessage;
+    let json: unknown;
     try {
-      parsed = commandMessageSchema.parse(JSON.parse(payload.toString('utf8')));
+      json = JSON.parse(payload.toString('utf8'));
     } catch {
       return;
     }
+    const checked = commandMessageSchema.safeParse(json);
+    if (!checked.success) {
+      // A command of a newer server: say so rather than leave it pending (device-protocol.md §7).
+      const id = (json as { id?: unknown }).id;
+      if (typeof id === 'string' && id.length > 0)
+        this.ack({ id, status: 'FAILED', result: 'unknown command', state: this.state });
+      return;
+    }
+    const parsed = checked.data;
     this.received.push(parsed);
+    const failed = this.failures.get(parsed.id);
+    if (failed !== undefined) {
+      // Finished with FAILED: the same answer again, nothing done.
+      this.ack({ id: parsed.id, status: 'FAILED', result: failed, state: this.state });
+      return;
+    }
     if (this.executed.has(parsed.id)) {
       // QoS 1 redelivery or a resend: already done, say so again, do nothing twice.
       this.ack({ id: parsed.id, status: 'EXECUTED', state: this.state, result: 'already executed' });
@@ -189,11 +286,13 @@ export class SimulatedDevice extends EventEmitter {
       return;
     }
     if (DELIVERED_FIRST.has(parsed.command)) this.ack({ id: parsed.id, status: 'DELIVERED' });
-    this.executed.add(parsed.id);
     const fails = (this.options.random ?? Math.random)() < (this.options.failRate ?? 0);
     if (fails) {
-      this.ack({ id: parsed.id, status: 'FAILED', result: 'simulated failure', state: this.state });
+      const result = 'simulated failure';
+      this.failures.set(parsed.id, result);
+      this.ack({ id: parsed.id, status: 'FAILED', result, state: this.state });
     } else {
+      this.executed.add(parsed.id);
       this.executions.set(parsed.id, (this.executions.get(parsed.id) ?? 0) + 1);
       this.state = applyCommand(this.state, parsed.command, parsed.options);
       this.ack({ id: parsed.id, status: 'EXECUTED', state: this.state });

@@ -86,7 +86,7 @@ export class Fleet {
     await inBatches(this.devices, concurrency, async (device) => {
       const known = saved[device.imei];
       if (known)
-        device.credentials = { ...known, ...(this.options.mqttUrl ? { mqttUrl: this.options.mqttUrl } : {}) };
+        device.restore({ ...known, ...(this.options.mqttUrl ? { mqttUrl: this.options.mqttUrl } : {}) });
       else await device.register();
     });
     this.saveCredentials();

@@ -1,4 +1,4 @@
-export { type Credentials, type DeviceOptions, SimulatedDevice } from './device';
+export { type Credentials, type DeviceOptions, RegistrationError, SimulatedDevice } from './device';
 export { Fleet, type FleetOptions, profileFor } from './fleet';
 export { imeiFor, luhnDigit, rng } from './imei';
 export {

@@ -35,7 +35,11 @@ describe.each(databaseKinds())('the server on %s', (kind) => {
     expect((await app.inject('/healthz')).json()).toEqual({ status: 'ok' });
     const ready = await app.inject('/readyz');
     expect(ready.statusCode).toBe(200);
-    expect(ready.json()).toEqual({ status: 'ok', database: kind });
+    expect(ready.json()).toEqual({
+      status: 'ok',
+      database: kind,
+      broker: { kind: 'embedded', connected: true, deviceAuth: 'embedded' },
+    });
   });
 
   it('serves the runtime configuration of the console', async () => {

@@ -3,6 +3,7 @@
  * state, so tests build as many apps as they like.
  */
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import multipart from '@fastify/multipart';
 import { createNodeEnvelopeCodec, type NodeEnvelopeCodec } from '@lendlock/contract/node';
@@ -19,7 +20,10 @@ import { batchRoutes } from './modules/batches/routes';
 import { BatchService } from './modules/batches/service';
 import { commandRoutes } from './modules/commands/routes';
 import { CommandService } from './modules/commands/service';
+import { defaultAttestationRootsPath, loadAttestationRoots } from './modules/devices/attestation';
+import type { IdentityPolicy, ProvisionBroker } from './modules/devices/registration';
 import { deviceRoutes } from './modules/devices/routes';
+import { enrollmentRoutes } from './modules/enrollment/routes';
 import { healthRoutes } from './modules/health/routes';
 import { keyRoutes } from './modules/keys/routes';
 import { passwordRoutes } from './modules/password/routes';
@@ -44,7 +48,10 @@ export interface AppContext {
   readonly envelopeKey: string;
   readonly authSettings: AuthSettings;
   readonly mailer: Mailer;
-  readonly enrollmentSecret: string;
+  /** Who a device is (docs/device-protocol.md §1): device keys, attestation, nonces. */
+  readonly identity: IdentityPolicy;
+  /** Provisions a device's broker client before its registration commits (external dynamic security). */
+  provisionDevice: ProvisionBroker;
   readonly commands: CommandService;
   readonly batches: BatchService;
   /** What devices are told to connect to. */
@@ -65,7 +72,7 @@ export interface BuildAppOptions {
 /** A configured secret, or one generated once and kept in the database so every instance shares it. */
 export async function resolveSetting(
   db: Kysely<DB>,
-  key: 'envelope_key' | 'enrollment_secret',
+  key: 'envelope_key',
   configured: string | undefined,
   generate: () => string,
 ): Promise<string> {
@@ -118,12 +125,10 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   const envelopeKey = await resolveSetting(database.db, 'envelope_key', config.envelopeKey, () =>
     randomBytes(32).toString('base64'),
   );
-  const enrollmentSecret = await resolveSetting(
-    database.db,
-    'enrollment_secret',
-    config.enrollmentSecret,
-    () => randomBytes(24).toString('base64url'),
-  );
+  const roots =
+    config.deviceAttestation === 'off'
+      ? null
+      : loadAttestationRoots(readFileSync(config.attestationRoots ?? defaultAttestationRootsPath(), 'utf8'));
   const ctx: AppContext = {
     config,
     database,
@@ -143,7 +148,13 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
         from: config.mailFrom,
         outboxDir: join(config.dataDir, 'outbox'),
       }),
-    enrollmentSecret,
+    identity: {
+      deviceKey: config.deviceKey,
+      attestation: config.deviceAttestation,
+      roots,
+      nonceTtlMs: config.registrationNonceTtlMs,
+    },
+    provisionDevice: null,
     commands: undefined as unknown as CommandService,
     batches: undefined as unknown as BatchService,
     deviceMqttUrl: '',
@@ -201,6 +212,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   await app.register(keyRoutes(ctx));
   await app.register(passwordRoutes(ctx));
   await app.register(deviceRoutes(ctx));
+  await app.register(enrollmentRoutes(ctx));
   await app.register(commandRoutes(ctx));
   await app.register(batchRoutes(ctx));
   await app.register(reportRoutes(ctx));
@@ -210,6 +222,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   if (options.deviceChannel !== false) {
     const channel = await startDeviceChannel(config, database.db, commands, app.log, metrics.acks);
     ctx.deviceMqttUrl = channel.deviceMqttUrl;
+    ctx.provisionDevice = channel.provisionDevice;
     app.decorate('deviceChannel', channel);
     app.addHook('onClose', async () => channel.close());
     // Batch workers run beside the device channel; on close they stop before it does.

@@ -61,6 +61,20 @@ const envSchema = z.object({
     .min(16, 'MQTT_LOADTEST_PASSWORD must be at least 16 characters')
     .optional(),
   ENROLLMENT_SECRET: z.string().min(16, 'ENROLLMENT_SECRET must be at least 16 characters').optional(),
+  DEVICE_KEY: z
+    .enum(['optional', 'required'], { error: 'DEVICE_KEY must be optional or required' })
+    .default('optional'),
+  DEVICE_ATTESTATION: z
+    .enum(['off', 'record', 'require'], { error: 'DEVICE_ATTESTATION must be off, record or require' })
+    .default('record'),
+  ATTESTATION_ROOTS: z.string().min(1).optional(),
+  REREGISTRATION_APPROVAL_WINDOW: duration('REREGISTRATION_APPROVAL_WINDOW').default(24 * 3_600_000),
+  REGISTRATION_NONCE_TTL: duration('REGISTRATION_NONCE_TTL').default(5 * 60_000),
+  REGISTRATION_MAX_PER_ADDRESS: int('REGISTRATION_MAX_PER_ADDRESS', 1, 1_000_000).default(1000),
+  MQTT_DYNSEC: z.enum(['on', 'off'], { error: 'MQTT_DYNSEC must be on or off' }).default('off'),
+  MQTT_ALLOW_ANONYMOUS: z
+    .enum(['on', 'off'], { error: 'MQTT_ALLOW_ANONYMOUS must be on or off' })
+    .default('off'),
   COMMAND_TTL: duration('COMMAND_TTL').default(72 * 3_600_000),
   COMMAND_RESEND_AFTER: duration('COMMAND_RESEND_AFTER').default(30_000),
   DISPATCH_INTERVAL: duration('DISPATCH_INTERVAL').default(2_000),
@@ -156,6 +170,17 @@ export type Config = {
   mqttSharedGroup: string;
   mqttLoadTestPassword: string | undefined;
   enrollmentSecret: string | undefined;
+  deviceKey: 'optional' | 'required';
+  deviceAttestation: 'off' | 'record' | 'require';
+  /** A PEM file of trusted attestation roots; by default Google's (attestation-roots.pem). */
+  attestationRoots: string | undefined;
+  reregistrationApprovalWindowMs: number;
+  registrationNonceTtlMs: number;
+  registrationMaxPerAddress: number;
+  /** Provision each device's client on the external broker (Mosquitto's dynamic security plugin). */
+  mqttDynsec: boolean;
+  /** Start against an external broker that admits anonymous clients (tests and benchmarks only). */
+  mqttAllowAnonymous: boolean;
   commandTtlMs: number;
   commandResendAfterMs: number;
   dispatchIntervalMs: number;
@@ -230,6 +255,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     mqttSharedGroup: e.MQTT_SHARED_GROUP,
     mqttLoadTestPassword: e.MQTT_LOADTEST_PASSWORD,
     enrollmentSecret: e.ENROLLMENT_SECRET,
+    deviceKey: e.DEVICE_KEY,
+    deviceAttestation: e.DEVICE_ATTESTATION,
+    attestationRoots: e.ATTESTATION_ROOTS,
+    reregistrationApprovalWindowMs: e.REREGISTRATION_APPROVAL_WINDOW,
+    registrationNonceTtlMs: e.REGISTRATION_NONCE_TTL,
+    registrationMaxPerAddress: e.REGISTRATION_MAX_PER_ADDRESS,
+    mqttDynsec: e.MQTT_DYNSEC === 'on',
+    mqttAllowAnonymous: e.MQTT_ALLOW_ANONYMOUS === 'on',
     commandTtlMs: e.COMMAND_TTL,
     commandResendAfterMs: e.COMMAND_RESEND_AFTER,
     dispatchIntervalMs: e.DISPATCH_INTERVAL,

@@ -11,10 +11,13 @@ import { Fleet, rng } from '@lendlock/device-sim';
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { importFinanced } from './modules/devices/repository';
+import { rotateDemoSecret } from './modules/enrollment/service';
 import type { Principal } from './plugins/auth';
 
 export interface Demo {
   fleet: Fleet;
+  /** The enrollment secret the fleet registers with (ENROLLMENT_SECRET, or this start's `demo` secret). */
+  enrollmentSecret: string;
   stop(): Promise<void>;
 }
 
@@ -31,9 +34,10 @@ export async function startDemo(
   const credentialsFile = demoCredentialsFile(options.dataDir);
   if (!options.seedHistory && !existsSync(credentialsFile)) return null;
   const { ctx } = app;
+  const enrollmentSecret = ctx.config.enrollmentSecret ?? (await rotateDemoSecret(ctx.db));
   const fleet = new Fleet({
     server: options.url,
-    enrollmentSecret: ctx.enrollmentSecret,
+    enrollmentSecret,
     devices: options.devices,
     offlineRate: 0.1,
     failRate: 0.02,
@@ -57,7 +61,7 @@ export async function startDemo(
     }
   }
   app.log.info({ devices: options.devices }, 'demo fleet running');
-  return { fleet, stop: () => fleet.stop() };
+  return { fleet, enrollmentSecret, stop: () => fleet.stop() };
 }
 
 async function seedHistory(app: FastifyInstance, fleet: Fleet): Promise<void> {

@@ -19,7 +19,6 @@ export async function generateOpenApi(): Promise<string> {
   const config = {
     ...loadConfig({ LOG_LEVEL: 'silent', WEB_DIST: '/nonexistent' }),
     envelopeKey: Buffer.alloc(32).toString('base64'),
-    enrollmentSecret: 'x'.repeat(32),
   };
   const offline: Database = {
     db: undefined as never,

@@ -43,7 +43,7 @@ export async function startServer(
       : null;
     if (demo)
       print(
-        `Demo fleet: ${config.demoDevices} simulated devices (npm run sim adds more: --secret ${app.ctx.enrollmentSecret})`,
+        `Demo fleet: ${config.demoDevices} simulated devices (npm run sim adds more: --secret ${demo.enrollmentSecret})`,
       );
     let closing: Promise<void> | undefined;
     return {

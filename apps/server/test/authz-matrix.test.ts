@@ -132,6 +132,9 @@ describe.each(databaseKinds())('the authorization matrix on %s', (kind) => {
       'password_resets',
       'releases',
       'deenrollments',
+      'enrollment_secrets',
+      'reregistration_requests',
+      'device_imeis',
     ];
     const parts = await Promise.all(
       tables.map(async (table) => {
@@ -165,8 +168,13 @@ describe.each(databaseKinds())('the authorization matrix on %s', (kind) => {
       '/api/auditReportByImei.php': { imei1: device },
       '/api/login.php': { email: 'nobody@lendlock.com', password: 'x' },
       '/device/v1/register': randomProfile(),
+      '/device/v1/nonce': { imei1: device },
+      '/api/v2/deviceIdentity': { imei: device },
+      '/api/v2/reregistration/decide': { id: 1, decision: 'reject' },
+      '/api/v2/enrollmentSecrets': { name: `matrix-${Math.random().toString(36).slice(2)}` },
+      '/api/v2/enrollmentSecrets/revoke': { id: 1 },
     };
-    if (path === '/device/v1/register') headers['x-enrollment-secret'] = TEST_ENROLLMENT_SECRET;
+    if (path.startsWith('/device/v1/')) headers['x-enrollment-secret'] = TEST_ENROLLMENT_SECRET;
     const query = path.startsWith('/api/v2/reports/export')
       ? '?report=deenroll&startdate=2026-01-01&enddate=2026-01-02'
       : '';

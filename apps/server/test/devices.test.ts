@@ -346,7 +346,15 @@ describe.each(combos)('devices on %s with the %s broker', (kind, channel) => {
       headers: { 'content-type': 'application/json', 'x-enrollment-secret': TEST_ENROLLMENT_SECRET },
       body: JSON.stringify(profile),
     });
-    expect(((await again.json()) as { registrationstatus: string }).registrationstatus).toBe('RE-REGISTERED');
+    // The same IMEI on the secret alone, with no proof: refused, and kept for an operator.
+    expect(again.status).toBe(409);
+    expect(((await again.json()) as { code: string }).code).toBe('REREGISTRATION_NEEDS_APPROVAL');
+    const unchanged = await database.db
+      .selectFrom('devices')
+      .select('credential_hash')
+      .where('imei1', '=', profile.imei1)
+      .executeTakeFirstOrThrow();
+    expect(unchanged.credential_hash).toBe(row.credential_hash);
   });
 
   it.runIf(channel === 'embedded')(

@@ -1,7 +1,7 @@
 /** Helpers for tests with real devices: a listening app on a chosen channel, and simulated agents. */
 import { randomBytes, randomInt } from 'node:crypto';
 import type { DeviceRegistration, Session } from '@lendlock/contract';
-import { imeiFor, SimulatedDevice } from '@lendlock/device-sim';
+import { type DeviceOptions, imeiFor, SimulatedDevice } from '@lendlock/device-sim';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, inject } from 'vitest';
 import type { Config } from '../src/config';
@@ -25,7 +25,12 @@ export async function startDeviceServer(
   const app = await buildTestApp(database, {
     enrollmentSecret: TEST_ENROLLMENT_SECRET,
     ...(channel === 'mosquitto'
-      ? { mqttUrl: inject('mqttUrl') ?? undefined, mqttSharedGroup: `t${randomBytes(6).toString('hex')}` }
+      ? {
+          mqttUrl: inject('mqttUrl') ?? undefined,
+          mqttSharedGroup: `t${randomBytes(6).toString('hex')}`,
+          // The test Mosquitto is anonymous; the dynamic-security suites start their own broker.
+          mqttAllowAnonymous: true,
+        }
       : {}),
     ...overrides,
   });
@@ -52,12 +57,16 @@ export function randomProfile(overrides: Partial<DeviceRegistration> = {}): Devi
 
 export function simulatedDevice(
   server: DeviceServer,
-  options: { failRate?: number; profile?: Partial<DeviceRegistration> } = {},
+  options: { failRate?: number; profile?: Partial<DeviceRegistration> } & Partial<
+    Pick<DeviceOptions, 'keyless' | 'attest' | 'deviceKey' | 'enrollmentSecret'>
+  > = {},
 ): SimulatedDevice {
-  return new SimulatedDevice(randomProfile(options.profile), {
+  const { profile, failRate, enrollmentSecret, ...rest } = options;
+  return new SimulatedDevice(randomProfile(profile), {
     server: server.url,
-    enrollmentSecret: TEST_ENROLLMENT_SECRET,
-    failRate: options.failRate ?? 0,
+    enrollmentSecret: enrollmentSecret ?? TEST_ENROLLMENT_SECRET,
+    failRate: failRate ?? 0,
+    ...rest,
   });
 }
 

@@ -2,9 +2,11 @@
  * Migrations that move data: a database left by an earlier version, brought up to date by the same
  * `migrate` the server runs at start.
  */
-import { sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate } from '../src/db/database';
+import type { DB } from '../src/db/types';
+import { sha256Hex } from '../src/lib/secrets';
 import { databaseKinds, openTestDatabase, type TestDatabase } from './db';
 
 describe.each(databaseKinds())('migrations on %s', (kind) => {
@@ -19,6 +21,7 @@ describe.each(databaseKinds())('migrations on %s', (kind) => {
     // The schema as 0008 left it: batch rows inserted at upload, a partial index of the unprocessed ones.
     await sql`DROP TABLE batch_chunks`.execute(db);
     await sql`CREATE INDEX batch_items_todo ON batch_items (batch_id, seq) WHERE result IS NULL`.execute(db);
+    await undo0010(db);
     await sql`DELETE FROM schema_migrations WHERE name = '0009_batch_chunks'`.execute(db);
     const batch = await db
       .insertInto('batches')
@@ -34,7 +37,7 @@ describe.each(databaseKinds())('migrations on %s', (kind) => {
              CASE WHEN g <= 100 THEN 'found' END, CASE WHEN g <= 100 THEN 'tid-' || g END
       FROM generate_series(1, 1203) g`.execute(db);
 
-    expect(await migrate(db)).toEqual(['0009_batch_chunks']);
+    expect(await migrate(db)).toEqual(['0009_batch_chunks', '0010_device_identity']);
 
     const chunks = await sql<{
       first_seq: number;
@@ -64,3 +67,89 @@ describe.each(databaseKinds())('migrations on %s', (kind) => {
     expect(index.rows[0]?.n).toBe(0);
   });
 });
+
+describe.each(databaseKinds())('migration 0010 (device identity) on %s', (kind) => {
+  let database: TestDatabase;
+  beforeAll(async () => {
+    database = await openTestDatabase(kind);
+  });
+  afterAll(() => database?.close());
+
+  it('keeps one holder per IMEI (audited), and moves the generated enrollment secret in as a hash', async () => {
+    const { db } = database;
+    // The schema as 0009 left it.
+    await undo0010(db);
+    // A holds B's imei1 as its imei2; C and D share an imei2 (C registered first); E repeats its own imei.
+    await sql`INSERT INTO devices (imei1, imei2, created_at) VALUES
+      ('100000000000001', '100000000000002', '2026-01-01'),
+      ('100000000000002', NULL, '2026-01-02'),
+      ('100000000000003', '100000000000009', '2026-01-03'),
+      ('100000000000004', '100000000000009', '2026-01-04'),
+      ('100000000000005', '100000000000005', '2026-01-05'),
+      ('100000000000006', '100000000000007', '2026-01-06')`.execute(db);
+    await sql`INSERT INTO settings (key, value) VALUES ('enrollment_secret', 'the-old-generated-secret')`.execute(
+      db,
+    );
+
+    expect(await migrate(db)).toEqual(['0010_device_identity']);
+
+    const devices = await db.selectFrom('devices').select(['imei1', 'imei2']).orderBy('imei1').execute();
+    expect(devices).toEqual([
+      { imei1: '100000000000001', imei2: null },
+      { imei1: '100000000000002', imei2: null },
+      { imei1: '100000000000003', imei2: '100000000000009' },
+      { imei1: '100000000000004', imei2: null },
+      { imei1: '100000000000005', imei2: null },
+      { imei1: '100000000000006', imei2: '100000000000007' },
+    ]);
+    const cleared = await db
+      .selectFrom('audit_log')
+      .select(['target', 'details'])
+      .where('action', '=', 'device.imei2.cleared')
+      .orderBy('target')
+      .execute();
+    expect(cleared.map((c) => [c.target, (c.details as { imei2: string }).imei2])).toEqual([
+      ['100000000000001', '100000000000002'],
+      ['100000000000004', '100000000000009'],
+      ['100000000000005', '100000000000005'],
+    ]);
+    const held = await db.selectFrom('device_imeis').select(['imei', 'device']).orderBy('imei').execute();
+    expect(held).toHaveLength(8);
+    expect(held).toContainEqual({ imei: '100000000000009', device: '100000000000003' });
+    // The trigger keeps the table in step from now on.
+    await sql`UPDATE devices SET imei2 = '100000000000008' WHERE imei1 = '100000000000006'`.execute(db);
+    const six = await db
+      .selectFrom('device_imeis')
+      .select('imei')
+      .where('device', '=', '100000000000006')
+      .orderBy('imei')
+      .execute();
+    expect(six.map((r) => r.imei)).toEqual(['100000000000006', '100000000000008']);
+    await expect(
+      sql`UPDATE devices SET imei2 = '100000000000009' WHERE imei1 = '100000000000006'`.execute(db),
+    ).rejects.toThrow();
+
+    const secrets = await db.selectFrom('enrollment_secrets').selectAll().execute();
+    expect(secrets.map((r) => [r.name, r.secret_hash])).toEqual([
+      ['default', sha256Hex('the-old-generated-secret')],
+    ]);
+    expect(
+      await db.selectFrom('settings').select('key').where('key', '=', 'enrollment_secret').execute(),
+    ).toEqual([]);
+  });
+});
+
+/** Takes a database back to the schema 0009 left (for the migrations after it to run again). */
+async function undo0010(db: Kysely<DB>): Promise<void> {
+  for (const statement of [
+    'DROP TABLE enrollment_secrets',
+    'DROP TABLE reregistration_requests',
+    'DROP TABLE device_nonces',
+    'DROP TRIGGER devices_sync_imeis ON devices',
+    'DROP FUNCTION devices_sync_imeis()',
+    'DROP TABLE device_imeis',
+    'ALTER TABLE devices DROP COLUMN public_key, DROP COLUMN key_security_level, DROP COLUMN key_enrolled_at',
+    "DELETE FROM schema_migrations WHERE name = '0010_device_identity'",
+  ])
+    await sql.raw(statement).execute(db);
+}

@@ -93,6 +93,34 @@ describe('processes', () => {
     expect(duplicate.stderr).toContain('already exists');
   });
 
+  it('adds, lists and revokes enrollment secrets with the CLI, printing a secret only when it is added', {
+    timeout: 180_000,
+  }, async () => {
+    const dataDir = dataDirFromTemplate();
+    const added = cli(
+      ['enrollment-secret', 'add', '--name', 'shop-12', '--expires', '2099-01-01T00:00:00Z'],
+      dataDir,
+    );
+    expect(added.stderr).toBe('');
+    const secret = /^Enrollment secret shop-12: (les_\S{32})$/m.exec(added.stdout)?.[1];
+    expect(secret).toBeDefined();
+    expect(added.stdout).toContain('Copy it now: it is not shown again.');
+    const listed = cli(['enrollment-secret', 'list'], dataDir);
+    expect(listed.stdout).toMatch(/^shop-12\tactive\tcreated \S+ by cli\texpires 2099-01-01T00:00:00.000Z$/m);
+    expect(listed.stdout).not.toContain(secret);
+    const duplicate = cli(['enrollment-secret', 'add', '--name', 'shop-12'], dataDir);
+    expect(duplicate.status).toBe(2);
+    expect(duplicate.stderr.trim()).toBe('An active enrollment secret named shop-12 exists already.');
+    const badName = cli(['enrollment-secret', 'add', '--name', 'has space'], dataDir);
+    expect(badName.status).toBe(2);
+    const revoked = cli(['enrollment-secret', 'revoke', '--name', 'shop-12'], dataDir);
+    expect(revoked.stdout.trim()).toBe('Enrollment secret shop-12 revoked.');
+    expect(cli(['enrollment-secret', 'list'], dataDir).stdout).toMatch(/^shop-12\trevoked\t/m);
+    const again = cli(['enrollment-secret', 'revoke', '--name', 'shop-12'], dataDir);
+    expect(again.status).toBe(2);
+    expect(again.stderr.trim()).toBe('No active enrollment secret by that id or name.');
+  });
+
   it('serves, prints the bootstrap credentials once, and shuts down gracefully on SIGTERM', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'lendlock-proc-'));
     dirs.push(dataDir);

@@ -107,6 +107,7 @@ describe.runIf(ready)('two instances on PostgreSQL and an external broker', () =
     const env = {
       DATABASE_URL: database.url,
       MQTT_URL: brokerUrl,
+      MQTT_ALLOW_ANONYMOUS: 'on',
       MQTT_SHARED_GROUP: `scale${randomBytes(4).toString('hex')}`,
       DEMO_DATA: 'off',
       BOOTSTRAP_SUPERADMIN_EMAIL: 'root@lendlock.com',

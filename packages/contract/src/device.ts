@@ -176,7 +176,7 @@ export function parseDeviceTopic(
   return match ? { imei: match[1] as string, kind: match[2] as 'cmd' | 'ack' | 'state' | 'status' } : null;
 }
 
-/** Server → device on `cmd` (QoS 1). `id` is the command's transactionId; a device never executes one twice. */
+/** Server → device on `cmd` (QoS 1). `id` is the command's transactionId; devices ignore ids already executed. */
 export const commandMessageSchema = z.object({
   id: z.string().min(1).max(64),
   command: rawCommandSchema,
@@ -250,25 +250,53 @@ export const PENDING_STATUSES: readonly CommandStatus[] = ['QUEUED', 'SENT', 'DE
 export const COMMAND_INTERFACES = ['S', 'A', 'B'] as const;
 export type CommandInterface = (typeof COMMAND_INTERFACES)[number];
 
-// ---- Registration over HTTPS ----
+// ---- Registration over HTTPS (docs/device-protocol.md §1) ----
 
 const imei = z.string().regex(/^\d{15}$/, 'imei must be 15 digits');
-
-export const deviceRegistrationSchema = z.object({
-  imei1: imei,
-  imei2: imei.optional().or(z.literal('')).nullable(),
-  manufacturer: z.string().trim().max(100).default(''),
-  brand: z.string().trim().max(100).default(''),
-  model: z.string().trim().max(100).default(''),
-  appversion: z.string().trim().max(50).default(''),
-  apptype: z.string().trim().max(50).default(''),
-  retailer_phone: z
+const base64 = (max: number) =>
+  z
     .string()
-    .regex(/^\d{10}$/, 'retailer_phone must be 10 digits')
-    .optional()
-    .nullable(),
-});
+    .max(max)
+    .regex(/^[A-Za-z0-9+/_-]+={0,2}$/, 'must be base64');
+
+export const deviceRegistrationSchema = z
+  .object({
+    imei1: imei,
+    imei2: imei.optional().or(z.literal('')).nullable(),
+    manufacturer: z.string().trim().max(100).default(''),
+    brand: z.string().trim().max(100).default(''),
+    model: z.string().trim().max(100).default(''),
+    appversion: z.string().trim().max(50).default(''),
+    apptype: z.string().trim().max(50).default(''),
+    retailer_phone: z
+      .string()
+      .regex(/^\d{10}$/, 'retailer_phone must be 10 digits')
+      .optional()
+      .nullable(),
+    /** The device key: EC P-256, SPKI DER in base64 (the private half stays in the Android Keystore). */
+    publicKey: base64(400).optional(),
+    /** A nonce from `POST /device/v1/nonce` for this imei1: the challenge of `signature` and `attestation`. */
+    nonce: base64(100).optional(),
+    /** ECDSA (SHA-256, DER) by the device key over `registrationChallenge(imei1, nonce)`, in base64. */
+    signature: base64(200).optional(),
+    /** An Android key attestation chain: DER certificates in base64, leaf first. */
+    attestation: z.array(base64(16_000)).min(1).max(10).optional(),
+  })
+  .refine((r) => !r.imei2 || r.imei2 !== r.imei1, {
+    message: 'imei2 must differ from imei1',
+    path: ['imei2'],
+  })
+  .refine((r) => !r.signature || r.nonce, { message: 'a signature needs its nonce', path: ['nonce'] })
+  .refine((r) => !r.attestation || (r.nonce && r.publicKey), {
+    message: 'an attestation needs the nonce and the publicKey it attests',
+    path: ['attestation'],
+  });
 export type DeviceRegistration = z.infer<typeof deviceRegistrationSchema>;
+
+/** The bytes a device key signs to prove it holds the enrolled key: UTF-8 of this text. */
+export function registrationChallenge(imei1: string, nonce: string): string {
+  return `lendlock-register:${imei1}:${nonce}`;
+}
 
 export const deviceRegistrationResponseSchema = z.object({
   status: z.literal('success'),
@@ -276,14 +304,34 @@ export const deviceRegistrationResponseSchema = z.object({
   /** The device's own MQTT credential: username is imei1. Shown once; stored hashed. */
   credential: z.string(),
   mqttUrl: z.string(),
+  /** The client id the device must connect with. */
+  clientId: z.string(),
+  /** How the registration was admitted: a first one, a proof by the device key, an operator's approval, … */
+  admittedBy: z.enum(['first', 'signature', 'approval', 'formatted', 'released']),
+  /** The attested key's security level, or null when no attestation was verified. */
+  keySecurityLevel: z.enum(['Software', 'TrustedEnvironment', 'StrongBox']).nullable(),
 });
 export type DeviceRegistrationResponse = z.infer<typeof deviceRegistrationResponseSchema>;
 export const ENROLLMENT_SECRET_HEADER = 'x-enrollment-secret';
+
+export const deviceNonceRequestSchema = z.object({ imei1: imei });
+export const deviceNonceResponseSchema = z.object({
+  status: z.literal('success'),
+  /** base64url, single-use, bound to imei1. */
+  nonce: z.string(),
+  expiresAt: z.string(),
+});
 
 /** The client id of a device's MQTT connection: the broker refuses any other for its credential. */
 export function deviceClientId(imei1: string): string {
   return `lendlock-device-${imei1}`;
 }
+
+/** Error codes of a refused registration (409). */
+export const REGISTRATION_CODES = {
+  needsApproval: 'REREGISTRATION_NEEDS_APPROVAL',
+  imeiInUse: 'IMEI_IN_USE',
+} as const;
 
 /** The command that brings one part of a device's state to `value` (desired-state reconcile). */
 export function commandForState<K extends keyof DeviceState>(

@@ -3,6 +3,7 @@ export * from './api/auth';
 export * from './api/batches';
 export * from './api/common';
 export * from './api/devices';
+export * from './api/enrollment';
 export * from './api/keys';
 export * from './api/password';
 export * from './api/users';

@@ -75,6 +75,13 @@ export const ROUTE_POLICIES: Readonly<Record<string, Access>> = {
   'POST /api/reset_password.php': PUBLIC,
   // Devices: the agent's registration (admitted by the enrollment secret) and the console's reads
   'POST /device/v1/register': PUBLIC,
+  'POST /device/v1/nonce': PUBLIC,
+  'POST /api/v2/deviceIdentity': permission('deviceDetails'),
+  'POST /api/v2/reregistration/decide': admin(SESSION),
+  // Enrollment secrets (SUPERADMIN, console sessions only)
+  'GET /api/v2/enrollmentSecrets': superadmin(SESSION),
+  'POST /api/v2/enrollmentSecrets': superadmin(SESSION),
+  'POST /api/v2/enrollmentSecrets/revoke': superadmin(SESSION),
   'GET /api/homeData.php': signedIn(),
   'GET /api/v2/dashboard': signedIn(),
   'POST /api/devicedetails.php': permission('deviceDetails'),

@@ -121,6 +121,54 @@ export interface DevicesTable {
   desired_state: ColumnType<Partial<DeviceState>, string | undefined, string>;
   last_command: string | null;
   last_command_at: Date | null;
+  /** The device key (EC P-256, SPKI DER in base64), or null for an agent that enrolled without one. */
+  public_key: string | null;
+  key_security_level: KeySecurityLevel | null;
+  key_enrolled_at: Date | null;
+}
+
+export type KeySecurityLevel = 'Software' | 'TrustedEnvironment' | 'StrongBox';
+
+/** Every IMEI of every device (kept by a trigger on devices): one IMEI, one device. */
+export interface DeviceImeisTable {
+  imei: string;
+  device: string;
+}
+
+export interface DeviceNoncesTable {
+  nonce_hash: string;
+  imei1: string;
+  expires_at: Date;
+}
+
+export type ReregistrationStatus = 'PENDING' | 'APPROVED' | 'REJECTED' | 'USED';
+
+export interface ReregistrationRequestsTable {
+  id: Generated<number>;
+  imei1: string;
+  status: ColumnType<ReregistrationStatus, ReregistrationStatus | undefined, ReregistrationStatus>;
+  address: string | null;
+  profile: ColumnType<Record<string, unknown>, string, string>;
+  public_key: string | null;
+  attempts: ColumnType<number, number | undefined, number>;
+  created_at: CreatedAt;
+  last_attempt_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  decided_at: Date | null;
+  decided_by: string | null;
+  approved_until: Date | null;
+  used_at: Date | null;
+}
+
+export interface EnrollmentSecretsTable {
+  id: Generated<number>;
+  name: string;
+  secret_hash: string;
+  created_at: CreatedAt;
+  created_by: string;
+  expires_at: Date | null;
+  revoked_at: Date | null;
+  revoked_by: string | null;
+  last_used_at: Date | null;
 }
 
 export interface RegistrationsTable {
@@ -262,6 +310,10 @@ export interface DB {
   password_resets: PasswordResetsTable;
   financed_imeis: FinancedImeisTable;
   devices: DevicesTable;
+  device_imeis: DeviceImeisTable;
+  device_nonces: DeviceNoncesTable;
+  reregistration_requests: ReregistrationRequestsTable;
+  enrollment_secrets: EnrollmentSecretsTable;
   registrations: RegistrationsTable;
   deenrollments: DeenrollmentsTable;
   releases: ReleasesTable;

@@ -13,12 +13,17 @@ import type { CommandService } from '../modules/commands/service';
 import { connectGateway, type Gateway } from '../modules/devices/gateway';
 import { deviceCredentialHash } from '../modules/devices/repository';
 import { type EmbeddedBroker, startEmbeddedBroker } from './broker';
+import { brokerAdmitsAnonymous, connectDynsec } from './dynsec';
 
 export interface DeviceChannel {
   readonly broker: EmbeddedBroker | null;
   readonly gateway: Gateway;
   /** What devices are told to connect to (no server credentials in it). */
   readonly deviceMqttUrl: string;
+  /** Provisions a device's own client on an external broker under dynamic security; null otherwise. */
+  readonly provisionDevice: ((imei1: string, credential: string) => Promise<void>) | null;
+  /** How devices are authenticated: by the embedded broker, by dynamic security, or not at all. */
+  readonly deviceAuth: 'embedded' | 'dynsec' | 'anonymous';
   close(): Promise<void>;
 }
 
@@ -27,6 +32,18 @@ function withoutCredentials(url: string): string {
   parsed.username = '';
   parsed.password = '';
   return parsed.toString().replace(/\/$/, '');
+}
+
+/** The dynamic-security client speaks as the server's own broker identity (the credentials in MQTT_URL). */
+function dynsecOptions(url: string, log: FastifyBaseLogger) {
+  const parsed = new URL(url);
+  return {
+    url: withoutCredentials(url),
+    username: decodeURIComponent(parsed.username),
+    password: decodeURIComponent(parsed.password),
+    clientId: `lendlock-dynsec-${randomBytes(6).toString('hex')}`,
+    log,
+  };
 }
 
 function waitConnected(gateway: Gateway, ms: number): Promise<boolean> {
@@ -49,6 +66,18 @@ export async function startDeviceChannel(
   acks?: Counter<'status'>,
 ): Promise<DeviceChannel> {
   const service = { username: 'lendlock-server', password: randomBytes(24).toString('base64url') };
+  // An external broker that lets anyone in lets anyone read and answer every device's commands.
+  if (
+    config.mqttUrl &&
+    !config.mqttAllowAnonymous &&
+    (await brokerAdmitsAnonymous(withoutCredentials(config.mqttUrl)))
+  ) {
+    throw new Error(
+      `The MQTT broker at ${withoutCredentials(config.mqttUrl as string)} admits anonymous clients: any of them could read and answer every device's commands. Configure per-device authentication (docs/operations.md#the-mqtt-broker), or set MQTT_ALLOW_ANONYMOUS=on for a test broker.`,
+    );
+  }
+  const authority =
+    config.mqttUrl && config.mqttDynsec ? await connectDynsec(dynsecOptions(config.mqttUrl, log)) : null;
   const broker = config.mqttUrl
     ? null
     : await startEmbeddedBroker({
@@ -87,6 +116,17 @@ export async function startDeviceChannel(
   commands.onCredentialRevoked((imei) => {
     const closed = broker?.disconnectDevice(imei) ?? 0;
     if (closed > 0) log.info({ imei, connections: closed }, 'device credential revoked: disconnected');
+    // Under dynamic security a registration replaced the client already; a de-enrolled device loses it.
+    if (authority) {
+      deviceCredentialHash(db, imei)
+        .then((hash) => (hash === null ? authority.removeDevice(imei) : undefined))
+        .catch((error: unknown) =>
+          log.error(
+            { err: error, imei },
+            'device channel: removing a de-enrolled device from the broker failed',
+          ),
+        );
+    }
   });
   // The embedded broker is in this process: wait for it. An external one may be down; commands then queue.
   if (!(await waitConnected(gateway, broker ? 5000 : 3000)))
@@ -104,10 +144,13 @@ export async function startDeviceChannel(
     broker,
     gateway,
     deviceMqttUrl,
+    provisionDevice: authority ? (imei, credential) => authority.provisionDevice(imei, credential) : null,
+    deviceAuth: broker ? 'embedded' : authority ? 'dynsec' : 'anonymous',
     close: async () => {
       clearInterval(timer);
       await commands.drain();
       await gateway.close();
+      await authority?.close();
       await broker?.close();
     },
   };

@@ -15,6 +15,9 @@ export const ERROR_CODES = [
   'INTERNAL',
   'INVALID_CREDENTIALS',
   'ACCOUNT_DISABLED',
+  'REREGISTRATION_NEEDS_APPROVAL',
+  'IMEI_IN_USE',
+  'ATTESTATION_REQUIRED',
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 

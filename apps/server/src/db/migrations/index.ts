@@ -8,6 +8,7 @@ import * as m0006 from './0006_report_indexes';
 import * as m0007 from './0007_scale';
 import * as m0008 from './0008_lean_command_indexes';
 import * as m0009 from './0009_batch_chunks';
+import * as m0010 from './0010_device_identity';
 
 /** Every migration, in order. Names are versions: never rename or edit one that has shipped. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -20,4 +21,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0007_scale': m0007,
   '0008_lean_command_indexes': m0008,
   '0009_batch_chunks': m0009,
+  '0010_device_identity': m0010,
 };

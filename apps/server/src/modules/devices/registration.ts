@@ -1,122 +1,379 @@
 /**
- * Device registration over HTTPS (design.md §4): the enrollment secret admits the agent, which receives
- * its own MQTT credential (stored hashed). Registration decides Match_Status from the financed-IMEI list;
- * a device seen before registers again as a re-registration (a de-enrolled one gets a record of it).
+ * Device registration over HTTPS (docs/device-protocol.md §1): the enrollment secret admits the agent, and
+ * the device key decides who it is.
+ *
+ * - A first registration of an IMEI no device holds is admitted on the secret (with the device key the
+ *   agent sends, or without one while `DEVICE_KEY=optional`). So is the next registration of a device
+ *   de-enrolled by Formatted Device or released.
+ * - A registration of an enrolled IMEI needs proof: a signature by the enrolled device key over a nonce
+ *   the server issued for that IMEI, or an operator's approval of an earlier refused attempt. Without
+ *   one it is refused (409) and kept as a request for an operator, and nothing of the device changes:
+ *   not its credential, connections, profile, retailer, desired state or Match_Status.
+ * - One IMEI, one device: an IMEI held by another device, in either slot, is refused (409); the
+ *   `device_imeis` table's key enforces it for registrations that race.
+ * - An Android key attestation, when sent, is verified against the configured roots, its challenge must be
+ *   the nonce, its key the device key; its security level is recorded (`DEVICE_ATTESTATION`).
+ * - With an external broker under dynamic security the device's broker client is provisioned before the
+ *   registration commits: a credential is never handed out that the broker does not know.
+ * Every admitted and every refused attempt writes an audit row.
  */
-import { timingSafeEqual } from 'node:crypto';
-import { type DeviceRegistration, INITIAL_DEVICE_STATE } from '@lendlock/contract';
-import type { Kysely } from 'kysely';
+import { createPublicKey, randomBytes, verify as verifySignature } from 'node:crypto';
+import {
+  type DeviceRegistration,
+  deviceClientId,
+  INITIAL_DEVICE_STATE,
+  REGISTRATION_CODES,
+  registrationChallenge,
+} from '@lendlock/contract';
+import type { Kysely, Transaction } from 'kysely';
 import { sql } from 'kysely';
 import { inTransaction } from '../../db/transaction';
-import type { DB, RegistrationStatus } from '../../db/types';
+import type { DB, DeviceRow, KeySecurityLevel, RegistrationStatus } from '../../db/types';
 import { randomSecret, sha256Hex } from '../../lib/secrets';
-import { AppError } from '../../plugins/errors';
-import { recordFailures, throttledError, throttledKeys } from '../auth/repository';
-import { isFinanced, lockDevice } from './repository';
+import { AppError, badRequest } from '../../plugins/errors';
+import { appendAudit } from '../audit/repository';
+import { type AttestationRoots, verifyAttestation } from './attestation';
+import {
+  consumeNonce,
+  insertNonce,
+  isFinanced,
+  lockDevice,
+  otherHolders,
+  recordReregistrationRequest,
+  useApproval,
+} from './repository';
 
-export function secretMatches(expected: string, given: string | undefined): boolean {
-  if (!given) return false;
-  const a = Buffer.from(sha256Hex(expected));
-  const b = Buffer.from(sha256Hex(given));
-  return timingSafeEqual(a, b);
-}
+export { REGISTRATION_MESSAGES } from '../enrollment/service';
 
-export const REGISTRATION_MESSAGES = {
-  badSecret: 'Unknown enrollment secret',
-  throttled: (minutes: number) =>
-    `Too many registrations with a wrong enrollment secret from this address. Please try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
+export const IDENTITY_MESSAGES = {
+  needsApproval:
+    'This IMEI is enrolled on another installation. Registering it again needs a signature by its device key, or an operator’s approval on Device Details.',
+  imeiInUse: (imei: string) => `IMEI ${imei} belongs to another enrolled device.`,
+  attestationRequired: 'This server enrolls only device keys with a valid Android key attestation.',
+  keyRequired: 'Invalid publicKey: a device key is required',
+  badKey: 'Invalid publicKey: an EC P-256 public key in SPKI DER, base64',
+  badProof: 'Invalid signature: it does not verify with publicKey over the nonce',
+  badNonce: 'Invalid nonce: unknown, used or expired (ask POST /device/v1/nonce again)',
+  brokerUnavailable:
+    'The device broker is unavailable, so no credential can be issued. Please try again shortly.',
 } as const;
 
+export type Admission = 'first' | 'signature' | 'approval' | 'formatted' | 'released';
+
+export interface IdentityPolicy {
+  deviceKey: 'optional' | 'required';
+  attestation: 'off' | 'record' | 'require';
+  roots: AttestationRoots | null;
+  nonceTtlMs: number;
+}
+
+/** Provisions the device's own broker client (external broker with dynamic security), or nothing. */
+export type ProvisionBroker = ((imei1: string, credential: string) => Promise<void>) | null;
+
+export interface Registered {
+  credential: string;
+  registrationstatus: RegistrationStatus;
+  admittedBy: Admission;
+  keySecurityLevel: KeySecurityLevel | null;
+  clientId: string;
+}
+
+/** Issues a single-use nonce for a registration of `imei1`. */
+export async function issueNonce(
+  db: Kysely<DB>,
+  imei1: string,
+  ttlMs: number,
+): Promise<{ nonce: string; expiresAt: Date }> {
+  const nonce = randomBytes(32).toString('base64url');
+  const expiresAt = await insertNonce(db, sha256Hex(nonce), imei1, ttlMs);
+  return { nonce, expiresAt };
+}
+
+function parseDeviceKey(publicKey: string): string {
+  try {
+    const key = createPublicKey({ key: Buffer.from(publicKey, 'base64'), format: 'der', type: 'spki' });
+    if (key.asymmetricKeyType !== 'ec' || key.asymmetricKeyDetails?.namedCurve !== 'prime256v1') throw 0;
+    // The canonical form: what an equal key compares equal to.
+    return key.export({ format: 'der', type: 'spki' }).toString('base64');
+  } catch {
+    throw badRequest(IDENTITY_MESSAGES.badKey);
+  }
+}
+
+function signedBy(publicKey: string, imei1: string, nonce: string, signature: string): boolean {
+  try {
+    const key = createPublicKey({ key: Buffer.from(publicKey, 'base64'), format: 'der', type: 'spki' });
+    return verifySignature(
+      'sha256',
+      Buffer.from(registrationChallenge(imei1, nonce), 'utf8'),
+      { key, dsaEncoding: 'der' },
+      Buffer.from(signature, 'base64'),
+    );
+  } catch {
+    return false;
+  }
+}
+
+type Outcome =
+  | { kind: 'admitted'; registered: Registered; previous: DeviceRow | undefined; approval: number | null }
+  | {
+      kind: 'refused';
+      status: 400 | 403 | 409;
+      code: string;
+      message: string;
+      reason: string;
+      request?: number;
+    };
+
+const refused = (
+  status: 400 | 403 | 409,
+  code: string,
+  message: string,
+  reason: string,
+  request?: number,
+): Outcome => ({ kind: 'refused', status, code, message, reason, ...(request ? { request } : {}) });
+
+const profileOf = (input: DeviceRegistration) => ({
+  imei2: input.imei2 || null,
+  manufacturer: input.manufacturer,
+  brand: input.brand,
+  model: input.model,
+  appversion: input.appversion,
+  apptype: input.apptype,
+  retailer_phone: input.retailer_phone ?? null,
+});
+
+/**
+ * Registers a device, or refuses it (AppError) having changed nothing of the device. `secretName` is the
+ * enrollment secret that admitted the call (for the audit row).
+ */
 export async function registerDevice(
   db: Kysely<DB>,
   input: DeviceRegistration,
-): Promise<{ credential: string; registrationstatus: RegistrationStatus }> {
-  const credential = randomSecret(24);
+  context: { address: string; secretName: string; policy: IdentityPolicy; provision: ProvisionBroker },
+): Promise<Registered> {
+  const { policy } = context;
   const imei2 = input.imei2 || null;
-  return inTransaction(db, async (trx) => {
-    // Serialise registrations of one device.
-    await sql`SELECT pg_advisory_xact_lock(hashtext(${input.imei1}))`.execute(trx);
-    const existing = await lockDevice(trx, input.imei1);
-    const match = (await isFinanced(trx, imei2 ? [input.imei1, imei2] : [input.imei1])) ? 'YES' : 'NO';
-    const registrationstatus: RegistrationStatus = existing ? 'RE-REGISTERED' : 'REGISTERED';
-    const fields = {
-      imei2,
-      manufacturer: input.manufacturer,
-      brand: input.brand,
-      model: input.model,
-      appversion: input.appversion,
-      apptype: input.apptype,
-      // A re-registration that does not name a retailer keeps the one the device had.
-      retailer_phone: input.retailer_phone ?? existing?.retailer_phone ?? null,
-      match_status: match as 'YES' | 'NO',
-      credential_hash: sha256Hex(credential),
-    };
-    if (!existing) {
-      await trx
-        .insertInto('devices')
-        .values({ imei1: input.imei1, ...fields })
-        .execute();
-    } else {
-      await trx
-        .updateTable('devices')
-        .set({
-          ...fields,
-          claimstatus: 'ENROLLED',
-          registrationstatus,
-          registered_at: sql<Date>`now()` as unknown as Date,
-          online: false,
-          // A released phone registering again starts a new financing: nothing carries over. Otherwise the
-          // desired state stays (a formatted, locked phone is locked again once its agent is back).
-          ...(existing.claimstatus === 'RELEASED'
-            ? { desired_state: JSON.stringify(INITIAL_DEVICE_STATE) }
-            : {}),
+  const audit = (result: string, details: Record<string, unknown>) =>
+    appendAudit(db, {
+      actor: { label: `device:${input.imei1}` },
+      action: 'device.register',
+      target: input.imei1,
+      address: context.address,
+      result,
+      details: { secret: context.secretName, imei2, ...details },
+    });
+  let publicKey: string | null = null;
+  try {
+    publicKey = input.publicKey ? parseDeviceKey(input.publicKey) : null;
+    if (!publicKey && policy.deviceKey === 'required') throw badRequest(IDENTITY_MESSAGES.keyRequired);
+  } catch (error) {
+    await audit('refused', { reason: 'device-key', profile: profileOf(input) });
+    throw error;
+  }
+  // The attestation is checked before the transaction (it is pure); the nonce it names is used up inside.
+  let attested: KeySecurityLevel | null = null;
+  let attestationProblem: string | null = null;
+  if (input.attestation && input.nonce && publicKey && policy.attestation !== 'off') {
+    const outcome = policy.roots
+      ? await verifyAttestation({
+          chain: input.attestation,
+          publicKey,
+          challenge: Buffer.from(input.nonce, 'utf8'),
+          roots: policy.roots,
         })
-        .where('imei1', '=', input.imei1)
-        .execute();
-      if (existing.claimstatus === 'DEENROLLED') {
-        await trx
-          .insertInto('deenrollments')
-          .values({ imei1: input.imei1, imei2, action: 'RE-REGISTERED' })
-          .execute();
+      : ({ ok: false, reason: 'No attestation roots are configured.' } as const);
+    if (outcome.ok) attested = outcome.securityLevel;
+    else attestationProblem = outcome.reason;
+  }
+
+  let outcome: Outcome;
+  try {
+    outcome = await inTransaction(db, async (trx) => {
+      // Serialise registrations of one device.
+      await sql`SELECT pg_advisory_xact_lock(hashtext(${input.imei1}))`.execute(trx);
+      const existing = await lockDevice(trx, input.imei1);
+      const nonceValid = input.nonce ? await consumeNonce(trx, sha256Hex(input.nonce), input.imei1) : false;
+      if (input.nonce && !nonceValid)
+        return refused(400, 'VALIDATION_FAILED', IDENTITY_MESSAGES.badNonce, 'nonce');
+
+      const taken = await otherHolders(trx, input.imei1, imei2 ? [input.imei1, imei2] : [input.imei1]);
+      if (taken[0])
+        return refused(
+          409,
+          REGISTRATION_CODES.imeiInUse,
+          IDENTITY_MESSAGES.imeiInUse(taken[0]),
+          'imei-in-use',
+        );
+
+      let admittedBy: Admission;
+      let approval: number | null = null;
+      if (!existing) admittedBy = 'first';
+      else if (existing.claimstatus === 'DEENROLLED') admittedBy = 'formatted';
+      else if (existing.claimstatus === 'RELEASED') admittedBy = 'released';
+      else if (
+        input.signature &&
+        input.nonce &&
+        existing.public_key &&
+        signedBy(existing.public_key, input.imei1, input.nonce, input.signature)
+      )
+        admittedBy = 'signature';
+      else {
+        approval = await useApproval(trx, input.imei1, publicKey);
+        if (approval === null) {
+          const reason = !input.signature
+            ? 'no-proof'
+            : existing.public_key
+              ? 'bad-signature'
+              : 'no-enrolled-key';
+          const request = await recordReregistrationRequest(trx, {
+            imei1: input.imei1,
+            address: context.address,
+            profile: profileOf(input),
+            publicKey,
+          });
+          return refused(
+            409,
+            REGISTRATION_CODES.needsApproval,
+            IDENTITY_MESSAGES.needsApproval,
+            reason,
+            request,
+          );
+        }
+        admittedBy = 'approval';
       }
-    }
-    await trx
-      .insertInto('registrations')
-      .values({
-        imei1: input.imei1,
-        imei2,
-        match_status: match,
-        registration_status: registrationstatus,
-        manufacturer: input.manufacturer,
-        brand: input.brand,
-        model: input.model,
-        appversion: input.appversion,
-        apptype: input.apptype,
-        retailer_phone: input.retailer_phone ?? null,
-      })
-      .execute();
-    return { credential, registrationstatus };
+      // A proof of possession on an admission by the secret: the signature must be the new key's.
+      if (admittedBy !== 'signature' && input.signature && input.nonce) {
+        if (!publicKey || !signedBy(publicKey, input.imei1, input.nonce, input.signature))
+          return refused(400, 'VALIDATION_FAILED', IDENTITY_MESSAGES.badProof, 'bad-proof-of-possession');
+      }
+      // The key the device holds from now on: a new one (first, formatted, released, approved, or rotated
+      // under the old key's signature), or the enrolled one.
+      const newKey = publicKey !== null && publicKey !== existing?.public_key;
+      const keepsKey = admittedBy === 'signature' && !newKey;
+      if (policy.attestation === 'require' && !keepsKey && attested === null)
+        return refused(403, 'ATTESTATION_REQUIRED', IDENTITY_MESSAGES.attestationRequired, 'attestation');
+
+      const registered = await applyRegistration(trx, input, existing, {
+        admittedBy,
+        publicKey: keepsKey ? (existing?.public_key ?? null) : publicKey,
+        securityLevel: keepsKey ? (existing?.key_security_level ?? null) : attested,
+        keyChanged: !keepsKey,
+      });
+      // The broker learns the credential before the registration commits (external dynamic security).
+      if (context.provision) {
+        await context.provision(input.imei1, registered.credential).catch((error: unknown) => {
+          throw Object.assign(new AppError(503, 'UNAVAILABLE', IDENTITY_MESSAGES.brokerUnavailable), {
+            cause: error,
+          });
+        });
+      }
+      return { kind: 'admitted', registered, previous: existing, approval } satisfies Outcome;
+    });
+  } catch (error) {
+    // Two registrations claiming one IMEI at once: the second meets the first's row in device_imeis.
+    if ((error as { code?: string }).code !== '23505') throw error;
+    outcome = refused(
+      409,
+      REGISTRATION_CODES.imeiInUse,
+      IDENTITY_MESSAGES.imeiInUse(imei2 ?? input.imei1),
+      'imei-in-use',
+    );
+  }
+
+  if (outcome.kind === 'refused') {
+    await audit('refused', {
+      reason: outcome.reason,
+      ...(outcome.request ? { request: outcome.request } : {}),
+      profile: profileOf(input),
+      newKey: publicKey !== null,
+    });
+    throw new AppError(outcome.status, outcome.code as never, outcome.message);
+  }
+  const { registered, previous } = outcome;
+  await audit('success', {
+    registrationstatus: registered.registrationstatus,
+    admittedBy: registered.admittedBy,
+    ...(outcome.approval ? { request: outcome.approval } : {}),
+    key: registered.keySecurityLevel ?? (publicKey || previous?.public_key ? 'not attested' : 'none'),
+    ...(attestationProblem ? { attestation: attestationProblem } : {}),
+    ...(previous && previous.retailer_phone !== (input.retailer_phone ?? previous.retailer_phone)
+      ? { retailerFrom: previous.retailer_phone }
+      : {}),
   });
+  return registered;
 }
 
-/**
- * Admits a registration by its enrollment secret. Wrong secrets are counted per address, as failed
- * sign-ins are (the same table, window and per-address limit): after `maxFailures` in the window the
- * address is refused with 429 and Retry-After until the window ends, right secret or not, so the secret
- * cannot be guessed by trying.
- */
-export async function admitRegistration(
-  db: Kysely<DB>,
-  expected: string,
-  given: string | undefined,
-  address: string,
-  limit: { maxFailures: number; windowMs: number },
-): Promise<void> {
-  const key = `enroll-addr:${address}`;
-  const [blocked] = await throttledKeys(db, [{ key, max: limit.maxFailures }], limit.windowMs);
-  if (blocked) throw throttledError(blocked.retryAfterMs, REGISTRATION_MESSAGES.throttled);
-  if (!secretMatches(expected, given)) {
-    await recordFailures(db, [key], limit.windowMs);
-    throw new AppError(401, 'UNAUTHENTICATED', REGISTRATION_MESSAGES.badSecret);
+async function applyRegistration(
+  trx: Transaction<DB>,
+  input: DeviceRegistration,
+  existing: DeviceRow | undefined,
+  identity: {
+    admittedBy: Admission;
+    publicKey: string | null;
+    securityLevel: KeySecurityLevel | null;
+    keyChanged: boolean;
+  },
+): Promise<Registered> {
+  const credential = randomSecret(24);
+  const imei2 = input.imei2 || null;
+  const match = (await isFinanced(trx, imei2 ? [input.imei1, imei2] : [input.imei1])) ? 'YES' : 'NO';
+  const registrationstatus: RegistrationStatus = existing ? 'RE-REGISTERED' : 'REGISTERED';
+  const fields = {
+    ...profileOf(input),
+    // A re-registration that does not name a retailer keeps the one the device had.
+    retailer_phone: input.retailer_phone ?? existing?.retailer_phone ?? null,
+    match_status: match as 'YES' | 'NO',
+    credential_hash: sha256Hex(credential),
+    public_key: identity.publicKey,
+    key_security_level: identity.securityLevel,
+    ...(identity.keyChanged
+      ? { key_enrolled_at: identity.publicKey ? (sql<Date>`now()` as unknown as Date) : null }
+      : {}),
+  };
+  if (!existing) {
+    await trx
+      .insertInto('devices')
+      .values({ imei1: input.imei1, ...fields })
+      .execute();
+  } else {
+    await trx
+      .updateTable('devices')
+      .set({
+        ...fields,
+        claimstatus: 'ENROLLED',
+        registrationstatus,
+        registered_at: sql<Date>`now()` as unknown as Date,
+        online: false,
+        // A released phone registering again starts a new financing: nothing carries over. Otherwise the
+        // desired state stays (a formatted, locked phone is locked again once its agent is back).
+        ...(existing.claimstatus === 'RELEASED'
+          ? { desired_state: JSON.stringify(INITIAL_DEVICE_STATE) }
+          : {}),
+      })
+      .where('imei1', '=', input.imei1)
+      .execute();
+    if (existing.claimstatus === 'DEENROLLED') {
+      await trx
+        .insertInto('deenrollments')
+        .values({ imei1: input.imei1, imei2, action: 'RE-REGISTERED' })
+        .execute();
+    }
   }
+  await trx
+    .insertInto('registrations')
+    .values({
+      imei1: input.imei1,
+      ...profileOf(input),
+      match_status: match,
+      registration_status: registrationstatus,
+    })
+    .execute();
+  return {
+    credential,
+    registrationstatus,
+    admittedBy: identity.admittedBy,
+    keySecurityLevel: identity.securityLevel,
+    clientId: deviceClientId(input.imei1),
+  };
 }

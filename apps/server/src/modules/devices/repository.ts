@@ -83,3 +83,155 @@ export async function deviceCredentialHash(db: Db, imei1: string): Promise<strin
     .executeTakeFirst();
   return row?.credential_hash ?? null;
 }
+
+// ---- Device identity (migration 0010): nonces, re-registration requests, the IMEIs a device holds ----
+
+/** Keeps a registration nonce (as its SHA-256) for `imei1` until `ttlMs` from now; drops expired ones. */
+export async function insertNonce(db: Db, nonceHash: string, imei1: string, ttlMs: number): Promise<Date> {
+  await db.deleteFrom('device_nonces').where('expires_at', '<', sql<Date>`now()`).execute();
+  const row = await db
+    .insertInto('device_nonces')
+    .values({
+      nonce_hash: nonceHash,
+      imei1,
+      expires_at: sql<Date>`now() + ${ttlMs} * interval '1 millisecond'` as unknown as Date,
+    })
+    .returning('expires_at')
+    .executeTakeFirstOrThrow();
+  return new Date(row.expires_at);
+}
+
+/** Uses up a nonce: true when it was issued for `imei1` and has not expired. A nonce works once. */
+export async function consumeNonce(db: Db, nonceHash: string, imei1: string): Promise<boolean> {
+  const row = await db
+    .deleteFrom('device_nonces')
+    .where('nonce_hash', '=', nonceHash)
+    .returning(['imei1', sql<boolean>`expires_at > now()`.as('fresh')])
+    .executeTakeFirst();
+  return row !== undefined && row.imei1 === imei1 && row.fresh;
+}
+
+/** The devices other than `imei1` that hold any of `imeis` (in either slot). */
+export async function otherHolders(db: Db, imei1: string, imeis: string[]): Promise<string[]> {
+  const rows = await db
+    .selectFrom('device_imeis')
+    .select(['imei', 'device'])
+    .where('imei', 'in', imeis)
+    .where('device', '<>', imei1)
+    .execute();
+  return rows.map((r) => r.imei);
+}
+
+/**
+ * Uses up an operator's approval of a registration of `imei1`: the newest approved request still within
+ * its window, whose claimed key (if it named one) is `publicKey`. Returns its id, or null.
+ */
+export async function useApproval(
+  trx: Transaction<DB>,
+  imei1: string,
+  publicKey: string | null,
+): Promise<number | null> {
+  const row = await trx
+    .updateTable('reregistration_requests')
+    .set({ status: 'USED', used_at: sql<Date>`now()` as unknown as Date })
+    .where(
+      'id',
+      '=',
+      trx
+        .selectFrom('reregistration_requests')
+        .select('id')
+        .where('imei1', '=', imei1)
+        .where('status', '=', 'APPROVED')
+        .where('approved_until', '>', sql<Date>`now()`)
+        .where((eb) => eb.or([eb('public_key', 'is', null), eb('public_key', '=', publicKey)]))
+        .orderBy('id', 'desc')
+        .limit(1)
+        .forUpdate(),
+    )
+    .returning('id')
+    .executeTakeFirst();
+  return row ? Number(row.id) : null;
+}
+
+/**
+ * Keeps a refused registration for an operator: a new request, or, when the same address claimed the
+ * same key and profile before and it is still pending, one more attempt on that request.
+ */
+export async function recordReregistrationRequest(
+  db: Db,
+  request: { imei1: string; address: string; profile: Record<string, unknown>; publicKey: string | null },
+): Promise<number> {
+  const profile = JSON.stringify(request.profile);
+  const again = await db
+    .updateTable('reregistration_requests')
+    .set((eb) => ({
+      attempts: eb('attempts', '+', 1),
+      last_attempt_at: sql<Date>`now()` as unknown as Date,
+    }))
+    .where('imei1', '=', request.imei1)
+    .where('status', '=', 'PENDING')
+    .where('address', '=', request.address)
+    .where(sql<boolean>`public_key IS NOT DISTINCT FROM ${request.publicKey}`)
+    .where(sql<boolean>`profile = ${profile}::jsonb`)
+    .returning('id')
+    .executeTakeFirst();
+  if (again) return Number(again.id);
+  const row = await db
+    .insertInto('reregistration_requests')
+    .values({
+      imei1: request.imei1,
+      address: request.address,
+      profile,
+      public_key: request.publicKey,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return Number(row.id);
+}
+
+export async function reregistrationRequests(db: Db, imei1: string, limit = 20) {
+  return db
+    .selectFrom('reregistration_requests')
+    .selectAll()
+    .where('imei1', '=', imei1)
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
+}
+
+/** Decides a pending request; returns the request as it was, or undefined when none is pending. */
+export async function decideReregistration(
+  db: Db,
+  id: number,
+  decision: { status: 'APPROVED' | 'REJECTED'; by: string; windowMs: number },
+) {
+  return db
+    .updateTable('reregistration_requests')
+    .set({
+      status: decision.status,
+      decided_at: sql<Date>`now()` as unknown as Date,
+      decided_by: decision.by,
+      approved_until:
+        decision.status === 'APPROVED'
+          ? (sql<Date>`now() + ${decision.windowMs} * interval '1 millisecond'` as unknown as Date)
+          : null,
+    })
+    .where('id', '=', id)
+    .where('status', '=', 'PENDING')
+    .returning(['id', 'imei1', 'address', 'profile', 'public_key', 'approved_until'])
+    .executeTakeFirst();
+}
+
+export async function findReregistrationRequest(db: Db, id: number) {
+  return db
+    .selectFrom('reregistration_requests')
+    .innerJoin('devices', 'devices.imei1', 'reregistration_requests.imei1')
+    .select([
+      'reregistration_requests.id',
+      'reregistration_requests.imei1',
+      'reregistration_requests.status',
+      'devices.retailer_phone',
+    ])
+    .where('reregistration_requests.id', '=', id)
+    .executeTakeFirst();
+}

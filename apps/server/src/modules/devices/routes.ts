@@ -3,8 +3,14 @@ import {
   auditRequestSchema,
   auditResponseSchema,
   dashboardChartsSchema,
+  decideReregistrationRequestSchema,
+  decideReregistrationResponseSchema,
   deviceDetailsRequestSchema,
   deviceDetailsResponseSchema,
+  deviceIdentityRequestSchema,
+  deviceIdentityResponseSchema,
+  deviceNonceRequestSchema,
+  deviceNonceResponseSchema,
   deviceRegistrationResponseSchema,
   deviceRegistrationSchema,
   ENROLLMENT_SECRET_HEADER,
@@ -12,6 +18,7 @@ import {
   financedImportResponseSchema,
   homeDataResponseSchema,
 } from '@lendlock/contract';
+import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import Papa from 'papaparse';
 import { z } from 'zod';
@@ -19,7 +26,9 @@ import type { AppContext } from '../../app';
 import { requirePrincipal } from '../../plugins/auth';
 import { badRequest } from '../../plugins/errors';
 import { appendAudit } from '../audit/repository';
-import { admitRegistration, registerDevice } from './registration';
+import { admitEnrollment } from '../enrollment/service';
+import { decideReregistration, deviceIdentity } from './identity';
+import { issueNonce, registerDevice } from './registration';
 import { importFinanced } from './repository';
 import { appVersions, auditReport, dashboardCharts, deviceDetails, homeData } from './service';
 
@@ -27,32 +36,77 @@ const IMEI = /^\d{15}$/;
 
 export function deviceRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   return async (app) => {
-    // ---- The agent's registration (HTTPS; admitted by the enrollment secret) ----
+    // ---- The agent's registration (HTTPS; admitted by an enrollment secret, identified by its key) ----
+    const admit = (request: FastifyRequest, kind: 'register' | 'nonce') => {
+      const secret = request.headers[ENROLLMENT_SECRET_HEADER];
+      return admitEnrollment(
+        ctx.db,
+        ctx.config.enrollmentSecret,
+        Array.isArray(secret) ? secret[0] : secret,
+        request.ip,
+        kind,
+        {
+          maxFailures: ctx.config.loginMaxFailuresPerAddress,
+          maxAdmitted: ctx.config.registrationMaxPerAddress,
+          windowMs: ctx.config.loginThrottleWindowMs,
+        },
+      );
+    };
+
+    app.post(
+      '/device/v1/nonce',
+      { schema: { body: deviceNonceRequestSchema, response: { 200: deviceNonceResponseSchema } } },
+      async (request) => {
+        await admit(request, 'nonce');
+        const issued = await issueNonce(ctx.db, request.body.imei1, ctx.identity.nonceTtlMs);
+        return { status: 'success' as const, nonce: issued.nonce, expiresAt: issued.expiresAt.toISOString() };
+      },
+    );
+
     app.post(
       '/device/v1/register',
       { schema: { body: deviceRegistrationSchema, response: { 200: deviceRegistrationResponseSchema } } },
       async (request) => {
-        const secret = request.headers[ENROLLMENT_SECRET_HEADER];
-        await admitRegistration(
-          ctx.db,
-          ctx.enrollmentSecret,
-          Array.isArray(secret) ? secret[0] : secret,
-          request.ip,
-          {
-            maxFailures: ctx.config.loginMaxFailuresPerAddress,
-            windowMs: ctx.config.loginThrottleWindowMs,
-          },
-        );
-        const registered = await registerDevice(ctx.db, request.body);
-        // A credential issued before (the agent registered again) no longer admits anyone.
+        const secretName = await admit(request, 'register');
+        const registered = await registerDevice(ctx.db, request.body, {
+          address: request.ip,
+          secretName,
+          policy: ctx.identity,
+          provision: ctx.provisionDevice,
+        });
+        // A credential issued before no longer admits anyone: its open connections end.
         ctx.commands.credentialRevoked(request.body.imei1);
         return {
           status: 'success' as const,
           registrationstatus: registered.registrationstatus,
           credential: registered.credential,
           mqttUrl: ctx.deviceMqttUrl,
+          clientId: registered.clientId,
+          admittedBy: registered.admittedBy,
+          keySecurityLevel: registered.keySecurityLevel,
         };
       },
+    );
+
+    // ---- A device's identity on Device Details: its key, and registrations waiting for an operator ----
+    app.post(
+      '/api/v2/deviceIdentity',
+      { schema: { body: deviceIdentityRequestSchema, response: { 200: deviceIdentityResponseSchema } } },
+      async (request) => deviceIdentity(ctx.db, requirePrincipal(request), request.body.imei),
+    );
+    app.post(
+      '/api/v2/reregistration/decide',
+      {
+        schema: {
+          body: decideReregistrationRequestSchema,
+          response: { 200: decideReregistrationResponseSchema },
+        },
+      },
+      async (request) =>
+        decideReregistration(ctx.db, requirePrincipal(request), request.body, {
+          address: request.ip,
+          windowMs: ctx.config.reregistrationApprovalWindowMs,
+        }),
     );
 
     // ---- The console's reads (spec §7) ----

@@ -8,7 +8,21 @@ export function healthRoutes(ctx: AppContext): FastifyPluginAsync {
     app.get('/readyz', async (request, reply) => {
       try {
         await ctx.database.ping();
-        return { status: 'ok', database: ctx.database.kind };
+        const channel = app.deviceChannel;
+        return {
+          status: 'ok',
+          database: ctx.database.kind,
+          // How devices reach the server, and whether the broker checks who they are.
+          ...(channel
+            ? {
+                broker: {
+                  kind: channel.broker ? 'embedded' : 'external',
+                  connected: channel.gateway.connected,
+                  deviceAuth: channel.deviceAuth,
+                },
+              }
+            : {}),
+        };
       } catch (error) {
         request.log.warn({ err: error }, 'readiness check failed: database unreachable');
         return reply

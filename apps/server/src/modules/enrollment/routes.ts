@@ -1,0 +1,73 @@
+import {
+  addEnrollmentSecretRequestSchema,
+  addEnrollmentSecretResponseSchema,
+  ENROLLMENT_MESSAGES,
+  listEnrollmentSecretsResponseSchema,
+  revokeEnrollmentSecretRequestSchema,
+  statusMessageSchema,
+} from '@lendlock/contract';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { AppContext } from '../../app';
+import { requirePrincipal } from '../../plugins/auth';
+import { appendAudit } from '../audit/repository';
+import { addEnrollmentSecret, enrollmentSecrets, revokeEnrollmentSecret } from './service';
+
+/** Enrollment secrets: a SUPERADMIN adds (the secret is shown once), lists and revokes them. */
+export function enrollmentRoutes(ctx: AppContext): FastifyPluginAsyncZod {
+  return async (app) => {
+    app.get(
+      '/api/v2/enrollmentSecrets',
+      { schema: { response: { 200: listEnrollmentSecretsResponseSchema } } },
+      async () => ({ status: 'success' as const, items: await enrollmentSecrets(ctx.db) }),
+    );
+
+    app.post(
+      '/api/v2/enrollmentSecrets',
+      {
+        schema: {
+          body: addEnrollmentSecretRequestSchema,
+          response: { 200: addEnrollmentSecretResponseSchema },
+        },
+      },
+      async (request) => {
+        const actor = requirePrincipal(request);
+        const added = await addEnrollmentSecret(ctx.db, { ...request.body, createdBy: actor.email });
+        const expiresAt = added.expiresAt?.toISOString() ?? null;
+        await appendAudit(ctx.db, {
+          actor,
+          action: 'enrollment.secret.add',
+          target: added.name,
+          address: request.ip,
+          result: 'success',
+          details: { id: added.id, expiresAt },
+        });
+        return {
+          status: 'success' as const,
+          message: ENROLLMENT_MESSAGES.secretAdded(added.name),
+          id: added.id,
+          name: added.name,
+          secret: added.secret,
+          expiresAt,
+        };
+      },
+    );
+
+    app.post(
+      '/api/v2/enrollmentSecrets/revoke',
+      { schema: { body: revokeEnrollmentSecretRequestSchema, response: { 200: statusMessageSchema } } },
+      async (request) => {
+        const actor = requirePrincipal(request);
+        const revoked = await revokeEnrollmentSecret(ctx.db, { id: request.body.id }, actor.email);
+        await appendAudit(ctx.db, {
+          actor,
+          action: 'enrollment.secret.revoke',
+          target: revoked.name,
+          address: request.ip,
+          result: 'success',
+          details: { id: revoked.id },
+        });
+        return { status: 'success', message: ENROLLMENT_MESSAGES.secretRevoked(revoked.name) };
+      },
+    );
+  };
+}

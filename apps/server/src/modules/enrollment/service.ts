@@ -1,0 +1,148 @@
+/**
+ * Enrollment secrets: what admits a device agent's registration. Several named secrets, each with an
+ * optional expiry, stored as their SHA-256 (a secret is shown once, when it is added), revocable without
+ * touching the devices enrolled with it. `ENROLLMENT_SECRET` from the environment, when set, admits too
+ * (it is configuration; it is never stored). Wrong secrets are throttled per address as failed sign-ins
+ * are; right ones are limited per address as well, so a leaked secret cannot be used at any rate.
+ */
+import { timingSafeEqual } from 'node:crypto';
+import { ENROLLMENT_MESSAGES, type EnrollmentSecret } from '@lendlock/contract';
+import type { Kysely } from 'kysely';
+import type { DB } from '../../db/types';
+import { randomSecret, sha256Hex } from '../../lib/secrets';
+import { AppError, badRequest, conflict, notFound } from '../../plugins/errors';
+import { recordFailures, throttledError, throttledKeys } from '../auth/repository';
+import { insertSecret, listSecrets, revokeSecret, useSecret } from './repository';
+
+export const REGISTRATION_MESSAGES = {
+  badSecret: 'Unknown enrollment secret',
+  throttled: (minutes: number) =>
+    `Too many registrations with a wrong enrollment secret from this address. Please try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
+  tooMany: (minutes: number) =>
+    `Too many registrations from this address. Please try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
+} as const;
+
+/** The name the environment's secret goes by in the audit log. */
+export const CONFIGURED_SECRET_NAME = 'ENROLLMENT_SECRET';
+
+export interface AdmissionLimits {
+  /** Wrong secrets per address in the window (then 429 for any secret). */
+  maxFailures: number;
+  /** Calls with a right secret per address in the window, per kind of call (nonce, registration). */
+  maxAdmitted: number;
+  windowMs: number;
+}
+
+function isLoopback(address: string): boolean {
+  return address === '::1' || address.startsWith('127.') || address.startsWith('::ffff:127.');
+}
+
+function sameSecret(expected: string, given: string): boolean {
+  return timingSafeEqual(Buffer.from(sha256Hex(expected)), Buffer.from(sha256Hex(given)));
+}
+
+/**
+ * Admits a call by its enrollment secret and returns the secret's name. Refused with 429 while the
+ * address is throttled (too many wrong secrets, or too many `kind` calls with a right one), 401 for a
+ * missing, wrong, expired or revoked secret (counted as a failure of the address).
+ */
+export async function admitEnrollment(
+  db: Kysely<DB>,
+  configured: string | undefined,
+  given: string | undefined,
+  address: string,
+  kind: 'register' | 'nonce',
+  limits: AdmissionLimits,
+): Promise<string> {
+  const failures = `enroll-addr:${address}`;
+  // Agents on the server's own machine (the demo fleet, `npm run sim` against localhost) register
+  // thousands at once; the limit is for the network.
+  const admitted = isLoopback(address) ? null : `enroll-ok-${kind}:${address}`;
+  const blocked = await throttledKeys(
+    db,
+    [
+      { key: failures, max: limits.maxFailures },
+      ...(admitted ? [{ key: admitted, max: limits.maxAdmitted }] : []),
+    ],
+    limits.windowMs,
+  );
+  const wrong = blocked.find((b) => b.key === failures);
+  if (wrong) throw throttledError(wrong.retryAfterMs, REGISTRATION_MESSAGES.throttled);
+  const busy = blocked[0];
+  if (busy) throw throttledError(busy.retryAfterMs, REGISTRATION_MESSAGES.tooMany);
+  let name: string | null = null;
+  if (given) {
+    if (configured && sameSecret(configured, given)) name = CONFIGURED_SECRET_NAME;
+    else name = (await useSecret(db, sha256Hex(given)))?.name ?? null;
+  }
+  if (name === null) {
+    await recordFailures(db, [failures], limits.windowMs);
+    throw new AppError(401, 'UNAUTHENTICATED', REGISTRATION_MESSAGES.badSecret);
+  }
+  if (admitted) await recordFailures(db, [admitted], limits.windowMs);
+  return name;
+}
+
+/** Adds a named secret; the secret itself is returned this once. */
+export async function addEnrollmentSecret(
+  db: Kysely<DB>,
+  input: { name: string; expiresAt?: string | Date | null | undefined; createdBy: string },
+): Promise<{ id: number; name: string; secret: string; expiresAt: Date | null }> {
+  const expiresAt = input.expiresAt ? new Date(input.expiresAt) : null;
+  if (expiresAt && !(expiresAt.getTime() > Date.now())) throw badRequest(ENROLLMENT_MESSAGES.expiryInPast);
+  const secret = `les_${randomSecret(24)}`;
+  try {
+    const row = await insertSecret(db, {
+      name: input.name,
+      hash: sha256Hex(secret),
+      createdBy: input.createdBy,
+      expiresAt,
+    });
+    return { id: Number(row.id), name: row.name, secret, expiresAt };
+  } catch (error) {
+    if ((error as { code?: string }).code === '23505')
+      throw conflict(ENROLLMENT_MESSAGES.secretNameTaken(input.name));
+    throw error;
+  }
+}
+
+export async function revokeEnrollmentSecret(
+  db: Kysely<DB>,
+  which: { id: number } | { name: string },
+  by: string,
+): Promise<{ id: number; name: string }> {
+  const revoked = await revokeSecret(db, which, by);
+  if (!revoked) throw notFound(ENROLLMENT_MESSAGES.secretNotFound);
+  return revoked;
+}
+
+const iso = (value: Date | string | null) => (value === null ? null : new Date(value).toISOString());
+
+/** Every secret with its state; never the secret. */
+export async function enrollmentSecrets(db: Kysely<DB>): Promise<EnrollmentSecret[]> {
+  const now = Date.now();
+  return (await listSecrets(db)).map((row) => ({
+    id: Number(row.id),
+    name: row.name,
+    createdAt: new Date(row.created_at).toISOString(),
+    createdBy: row.created_by,
+    expiresAt: iso(row.expires_at),
+    revokedAt: iso(row.revoked_at),
+    revokedBy: row.revoked_by,
+    lastUsedAt: iso(row.last_used_at),
+    state: row.revoked_at
+      ? 'revoked'
+      : row.expires_at && new Date(row.expires_at).getTime() <= now
+        ? 'expired'
+        : 'active',
+  }));
+}
+
+/**
+ * The demo fleet's secret: a fresh `demo` secret at each start (the one of the last start is revoked), so
+ * the printed secret is the one that works and nothing is kept in plaintext.
+ */
+export async function rotateDemoSecret(db: Kysely<DB>): Promise<string> {
+  await revokeSecret(db, { name: 'demo' }, 'demo').catch(() => null);
+  return (await addEnrollmentSecret(db, { name: 'demo', createdBy: 'demo' })).secret;
+}
