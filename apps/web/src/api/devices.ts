@@ -8,7 +8,9 @@ import {
   auditResponseSchema,
   type DeviceRecord,
   dashboardChartsSchema,
+  decideReregistrationResponseSchema,
   deviceDetailsResponseSchema,
+  deviceIdentityResponseSchema,
   homeDataResponseSchema,
   MESSAGES,
   pendingCommandsResponseSchema,
@@ -32,6 +34,7 @@ export const deviceKeys = {
   audit: (imei: string) => [...deviceKeys.all, 'audit', { imei }] as const,
   appVersions: () => [...deviceKeys.all, 'appVersions'] as const,
   pendingCommands: (imei: string) => [...deviceKeys.all, 'pendingCommands', { imei }] as const,
+  identity: (imei: string) => [...deviceKeys.all, 'identity', { imei }] as const,
 };
 
 type Signal = Pick<ApiCallOptions<unknown>, 'signal'>;
@@ -116,5 +119,31 @@ export function cancelCommand(api: ApiClient, transactionId: string) {
   return api.call(v2('cancelCommand'), {
     body: { transactionId },
     parse: (b) => statusMessageSchema.parse(b),
+  });
+}
+
+/**
+ * The device's identity: the device key it enrolled (and its attested security level), and the
+ * registrations of its IMEI refused for want of proof (re-registration requests). 404 'No results found'
+ * for a device the user does not see.
+ */
+export function fetchDeviceIdentity(api: ApiClient, imei: string, options: Signal = {}) {
+  return api.call(v2('deviceIdentity'), {
+    ...options,
+    body: { imei },
+    parse: (b) => deviceIdentityResponseSchema.parse(b),
+  });
+}
+
+export type ReregistrationDecision = 'approve' | 'reject';
+
+/**
+ * Approves (the device may then register once within the window) or rejects a pending re-registration
+ * request (ADMIN, SUPERADMIN); one already decided answers 409 with the server's message.
+ */
+export function decideReregistration(api: ApiClient, id: number, decision: ReregistrationDecision) {
+  return api.call(v2('reregistration/decide'), {
+    body: { id, decision },
+    parse: (b) => decideReregistrationResponseSchema.parse(b),
   });
 }

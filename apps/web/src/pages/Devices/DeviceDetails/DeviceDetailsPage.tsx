@@ -1,7 +1,8 @@
 /**
  * Spec §2 Device Details: a single IMEI search that fires at exactly 15 characters and clears the results
  * otherwise, and a batch CSV upload (spec §5 rules) looked up in lists; both show the device table with
- * View Audit. A single device also shows its current state and its pending commands.
+ * View Audit. A single device also shows its current state, its pending commands and its identity (device
+ * key and re-registration requests).
  */
 import { MESSAGES, type Screen } from '@lendlock/contract';
 import { Card, Center, Grid, Loader, Stack, Text, TextInput, Title } from '@mantine/core';
@@ -14,6 +15,7 @@ import { BatchDevices, useDeviceLookup } from '../BatchDevices';
 import { DeviceTable } from '../DeviceTable';
 import { needsImeiHint, searchableImei } from '../imeiSearch';
 import { DEVICE_LABELS as L } from '../labels';
+import { DeviceIdentityPanel } from './DeviceIdentityPanel';
 import { DeviceStatePanel } from './DeviceStatePanel';
 import { PendingCommandsPanel } from './PendingCommandsPanel';
 
@@ -90,6 +92,9 @@ function SingleDevice({ imei }: { imei: string }) {
         </Grid.Col>
         <Grid.Col span={{ base: 12, lg: 6 }}>
           <PendingCommandsPanel imei={device.imei1} />
+        </Grid.Col>
+        <Grid.Col span={12}>
+          <DeviceIdentityPanel imei={device.imei1} />
         </Grid.Col>
       </Grid>
     </Stack>
