@@ -58,6 +58,41 @@ export async function openTestDatabase(kind: DatabaseKind): Promise<TestDatabase
   };
 }
 
+/** A database with no schema at all (migration tests migrate it step by step). */
+export async function openEmptyTestDatabase(kind: DatabaseKind): Promise<Database> {
+  if (kind === 'pglite') {
+    const dataDir = mkdtempSync(join(tmpdir(), 'lendlock-empty-'));
+    const database = await openDatabase({ dataDir });
+    return {
+      ...database,
+      close: async () => {
+        await database.close();
+        rmSync(dataDir, { recursive: true, force: true });
+      },
+    };
+  }
+  const adminUrl = inject('postgresUrl');
+  if (!adminUrl) throw new Error('PostgreSQL is not available in this run');
+  const name = `lendlock_e_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name} TEMPLATE template0`);
+  await admin.end();
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  const database = await openDatabase({ databaseUrl: url.toString(), dataDir: '', poolSize: 2 });
+  return {
+    ...database,
+    close: async () => {
+      await database.close();
+      const drop = new pg.Client({ connectionString: adminUrl });
+      await drop.connect();
+      await drop.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await drop.end();
+    },
+  };
+}
+
 /** The device channels this run can test: always the embedded broker, an external one (Mosquitto) when it answers. */
 export function channelKinds(): ('embedded' | 'mosquitto')[] {
   return inject('mqttUrl') ? ['embedded', 'mosquitto'] : ['embedded'];

@@ -67,15 +67,18 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   };
 }
 
-/** Applies every pending migration, in order; throws on the first failure. */
-export async function migrate(db: Kysely<DB>): Promise<string[]> {
+/**
+ * Applies every pending migration, in order, or those up to and including `to` (the migration tests start
+ * from an earlier schema); throws on the first failure.
+ */
+export async function migrate(db: Kysely<DB>, to?: keyof typeof MIGRATIONS): Promise<string[]> {
   const migrator = new Migrator({
     db,
     provider: { getMigrations: async () => MIGRATIONS },
     migrationTableName: 'schema_migrations',
     migrationLockTableName: 'schema_migrations_lock',
   });
-  const { error, results } = await migrator.migrateToLatest();
+  const { error, results } = to ? await migrator.migrateTo(to) : await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }
