@@ -86,6 +86,7 @@ beforeAll(async () => {
   expect(added.status).toBe(200);
   ({ id: keyId } = await apiCall<{ id: number }>(server.baseUrl, adminApi.token, '/keyapi/generate_key.php', {
     key_name: KEY_NAME,
+    password: PASSWORD,
   }));
   const locked = await adminApi.post('locknotification.php', { imei, action: 'lock' });
   expect(locked.status).toBe(200);

@@ -44,12 +44,14 @@ import {
   signIn,
 } from './support/browser';
 import { waitUntil } from './support/commandFleet';
-import { apiToken, eventually, newEnrollmentSecret, randomSeed, startFleet } from './support/fleet';
+import { apiCall, apiToken, eventually, newEnrollmentSecret, randomSeed, startFleet } from './support/fleet';
 import { type RunningServer, startServer } from './support/server';
 import { labelled } from './support/ui';
 import { USERS } from './support/users';
 
 const enrollmentSecret = newEnrollmentSecret();
+/** The reason the server gives a batch it paused because its owner's account was disabled. */
+const OWNER_DISABLED = "Paused: the owner's account was disabled.";
 
 let server: RunningServer;
 let browser: Browser;
@@ -57,6 +59,7 @@ let fleet: Fleet;
 let consolePage: ConsolePage;
 let page: Page;
 let api: ReturnType<typeof batchApi>;
+let codec: Awaited<ReturnType<typeof serverCodec>>['codec'];
 
 /** The fleet's devices, each test taking its own so no command of another test is counted. */
 const devices = (from: number, count: number): SimulatedDevice[] => fleet.devices.slice(from, from + count);
@@ -69,7 +72,7 @@ beforeAll(async () => {
     }),
     launchBrowser(),
   ]);
-  const { codec } = await serverCodec(server.baseUrl);
+  ({ codec } = await serverCodec(server.baseUrl));
   fleet = await startFleet({ baseUrl: server.baseUrl, enrollmentSecret, devices: 14, seed: randomSeed() });
   api = batchApi(server.baseUrl, await apiToken(server.baseUrl, USERS.admin), USERS.admin.email);
   consolePage = await openConsole(browser, server.baseUrl);
@@ -481,6 +484,40 @@ describe('the resume card', () => {
       await labelled(scope, BATCH_LABELS.chooseFile).waitFor();
       expect((await api.progress(batchId)).phase).toBe('cancelled');
       await expect(api.current(statusOf)).resolves.toBeNull();
+    }
+  });
+
+  it("a batch paused because its owner was disabled says so on the owner's resume card once they are back", async () => {
+    const owner = batchApi(server.baseUrl, await apiToken(server.baseUrl, USERS.locker), USERS.locker.email);
+    const batchId = await owner.upload(
+      'bulkLockCopy.php',
+      'owner.csv',
+      imeiCsv(unknownImeis(20_000, 400_000)),
+    );
+    await owner.pause(batchId);
+    const admin = await apiToken(server.baseUrl, USERS.admin);
+    const setStatus = (status: 'ACTIVE' | 'INACTIVE') =>
+      apiCall(server.baseUrl, admin, '/api/updateUserStatus.php', { email: USERS.locker.email, status });
+    await setStatus('INACTIVE');
+    expect(await api.progress(batchId)).toMatchObject({ phase: 'paused', pausedReason: OWNER_DISABLED });
+    await setStatus('ACTIVE');
+
+    const ownerConsole = await openConsole(browser, server.baseUrl);
+    try {
+      await signIn(ownerConsole.page, codec, USERS.locker);
+      await ownerConsole.page.goto('/lockDevice');
+      const card = ownerConsole.page.getByTestId('resume-card');
+      await expect(card.getByTestId('resume-reason').textContent()).resolves.toBe(OWNER_DISABLED);
+      await expect(card.getByTestId('resume-file').textContent()).resolves.toBe(
+        `${BATCH_LABELS.fileName}: owner.csv`,
+      );
+      // The owner, back in good standing, discards it (New Batch).
+      await button(card, BATCH_LABELS.newBatch).click();
+      await card.waitFor({ state: 'detached' });
+      expect((await api.progress(batchId)).phase).toBe('cancelled');
+      expect(ownerConsole.pageErrors).toEqual([]);
+    } finally {
+      await ownerConsole.close();
     }
   });
 

@@ -32,6 +32,7 @@ import {
   serverCodec,
   signIn,
 } from './support/browser';
+import { nextDialogs } from './support/commandFleet';
 import { apiCall, apiToken, eventually, newEnrollmentSecret, randomSeed, startFleet } from './support/fleet';
 import { type RunningServer, startServer } from './support/server';
 import { USERS } from './support/users';
@@ -642,11 +643,20 @@ describe.runIf(HAS_LOCK_NOTIFICATION)('with commands the devices acknowledge', (
       DEVICE_LABELS.statePending,
     ]);
 
-    const [message] = await Promise.all([
-      nextAlert(page),
-      row.getByRole('button', { name: DEVICE_LABELS.cancel }).click(),
+    // The console asks first, naming the command and the IMEI; a declined confirmation sends nothing.
+    const question = DEVICE_LABELS.confirmCancel('BLOCKAPP', device.imei);
+    const declined = nextDialogs(page, 1, 'dismiss');
+    await row.getByRole('button', { name: DEVICE_LABELS.cancel }).click();
+    expect(await declined).toEqual([{ type: 'confirm', message: question }]);
+    await expect(commandStatus(device.imei, block)).resolves.toBe('QUEUED');
+    await row.getByText('QUEUED', { exact: true }).waitFor();
+
+    const accepted = nextDialogs(page, 2);
+    await row.getByRole('button', { name: DEVICE_LABELS.cancel }).click();
+    expect(await accepted).toEqual([
+      { type: 'confirm', message: question },
+      { type: 'alert', message: 'Command cancelled' },
     ]);
-    expect(message).toBe('Command cancelled');
     await panel.getByText(DEVICE_LABELS.pendingNone).waitFor();
     await expect(commandStatus(device.imei, block)).resolves.toBe('CANCELLED');
 

@@ -3,7 +3,9 @@
  * holding the demo's history (registrations matched and unmatched, de-enrollments, releases, commands of
  * every kind from the console, the API and batches) plus a bulk upload made here through the API.
  */
+import { rmSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import {
   type BulkHistoryRow,
   type DeenrollRow,
@@ -81,7 +83,9 @@ function apiReport(report: string, match?: string, range = { startdate: FROM, en
 
 beforeAll(async () => {
   [seeded, browser] = await Promise.all([seedDemoHistory({ devices: DEMO_DEVICES }), launchBrowser()]);
-  server = await startServer({ templateDataDir: seeded.dir });
+  // Files are kept 1 s, so a test can see a link past UPLOAD_RETENTION. The sweep runs at start and then
+  // hourly: within this file no file is deleted but the one a test removes itself.
+  server = await startServer({ templateDataDir: seeded.dir, env: () => ({ UPLOAD_RETENTION: '1s' }) });
   ({ codec } = await serverCodec(server.baseUrl));
   token = await apiToken(server.baseUrl, USERS.admin);
 
@@ -519,6 +523,38 @@ describe('Downloads', () => {
     const [csv] = await downloads(page, 1, () => link.click());
     expect(csv?.name).toBe(UPLOAD_NAME);
     await expect(readFile(csv?.file ?? '', 'utf8')).resolves.toBe(uploadedCsv);
+  });
+
+  it('a history link whose file was removed after UPLOAD_RETENTION shows why, instead of a download', async () => {
+    // A Remove Wallpaper upload past the retention (1 s here) whose file is gone from the uploads folder.
+    const form = new FormData();
+    form.append('file', new Blob([uploadedCsv], { type: 'text/csv' }), 'old-wallpaper.csv');
+    const upload = await fetch(`${server.baseUrl}/api/bulkUnsetWallpaperCopy.php`, {
+      method: 'POST',
+      headers: { 'x-api-key': token },
+      body: form,
+    });
+    expect(upload.status).toBe(200);
+    const uploadedAt = Date.now();
+    await eventually(async () => Date.now() - uploadedAt > 1500, 'the upload is older than UPLOAD_RETENTION');
+    const row = (await apiReport('removewallpaper')).items[0] as BulkHistoryRow;
+    rmSync(join(server.dataDir, 'uploads', (row.file ?? '').replace('/api/v2/uploads/', '')));
+
+    const page = await openReports();
+    await selectTab(page, 'removewallpaper');
+    await fillRange(page);
+    await button(page, REPORT_LABELS.submit).click();
+    await page.getByTestId('report-items').getByRole('link', { name: 'old-wallpaper.csv' }).click();
+    const removed = page.getByTestId('upload-removed');
+    await removed.waitFor();
+    await expect(removed.textContent()).resolves.toBe(
+      'This file was removed after 1 second (UPLOAD_RETENTION).',
+    );
+    // The text stands in place of the link; no alert, no download.
+    expect(
+      await page.getByTestId('report-items').getByRole('link', { name: 'old-wallpaper.csv' }).count(),
+    ).toBe(0);
+    expect(dialogs.seen).toEqual([]);
   });
 });
 

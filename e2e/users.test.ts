@@ -4,6 +4,7 @@
  * on the other user's browser.
  */
 import {
+  type ApiKey,
   type ConsoleUser,
   getPermissionsResponseSchema,
   getUsersResponseSchema,
@@ -28,6 +29,7 @@ import {
   signIn,
   submitLogin,
 } from './support/browser';
+import { apiCall, apiToken } from './support/fleet';
 import { type RunningServer, startServer } from './support/server';
 import { type Dialogs, labelled, rowWith, watchDialogs } from './support/ui';
 import { PASSWORD, type TestUser, USERS } from './support/users';
@@ -441,6 +443,10 @@ describe('user status', () => {
       message: USER_LABELS.forceLogoutConfirm(USERS.superadmin.email),
     });
     await expect(dialogs.next()).resolves.toEqual({
+      type: 'confirm',
+      message: USER_LABELS.forceLogoutKeysConfirm,
+    });
+    await expect(dialogs.next()).resolves.toEqual({
       type: 'alert',
       message: 'The last active SUPERADMIN cannot be disabled or logged out.',
     });
@@ -457,10 +463,16 @@ describe('forced logout', () => {
     const loggedIn = row.getByRole('button', { name: USER_LABELS.forceLogoutAction(USERS.locker.email) });
 
     const ended = page.waitForResponse(isCall('updateLoginStatus'));
+    // The spec's confirmation, then the offer to switch the keys off too, declined: the spec's call.
+    dialogs.plan.push('accept', 'dismiss');
     await loggedIn.click();
     await expect(dialogs.next()).resolves.toEqual({
       type: 'confirm',
       message: USER_LABELS.forceLogoutConfirm(USERS.locker.email),
+    });
+    await expect(dialogs.next()).resolves.toEqual({
+      type: 'confirm',
+      message: USER_LABELS.forceLogoutKeysConfirm,
     });
     const response = await ended;
     expect(response.status()).toBe(200);
@@ -476,6 +488,74 @@ describe('forced logout', () => {
     await other.page.waitForURL((url) => url.pathname === '/login');
     const stored = await other.page.evaluate(() => localStorage.getItem('userSession'));
     expect(stored).toBeNull();
+    expect(dialogs.seen.filter((d) => d.type === 'alert')).toEqual([]);
+  });
+
+  it('dismissing the first question sends nothing; accepting both also switches the user’s API keys off', async () => {
+    // The ADMIN holds a key and a live session; the SUPERADMIN forces the ADMIN out.
+    const adminToken = await apiToken(server.baseUrl, USERS.admin);
+    const { id, key } = await apiCall<{ id: number; key: string }>(
+      server.baseUrl,
+      adminToken,
+      '/keyapi/generate_key.php',
+      { key_name: 'Held by the ADMIN', password: PASSWORD },
+    );
+    const keyWorks = async () =>
+      (await fetch(`${server.baseUrl}/api/homeData.php`, { headers: { 'x-api-key': key } })).status;
+    expect(await keyWorks()).toBe(200);
+
+    const { page } = consolePage;
+    await openUsers(page, USERS.superadmin);
+    const row = rowWith(page, USERS.admin.email);
+    const loggedIn = row.getByRole('button', { name: USER_LABELS.forceLogoutAction(USERS.admin.email) });
+    const sent: unknown[] = [];
+    page.on('request', (r) => isCall('updateLoginStatus')(r) && sent.push(sentBy(r)));
+
+    // No to the spec's question: the second is never asked and nothing is sent.
+    dialogs.plan.push('dismiss');
+    await loggedIn.click();
+    await expect(dialogs.next()).resolves.toEqual({
+      type: 'confirm',
+      message: USER_LABELS.forceLogoutConfirm(USERS.admin.email),
+    });
+    await row.getByText('LOGIN', { exact: true }).waitFor();
+    expect(sent).toEqual([]);
+    expect(dialogs.seen).toHaveLength(1);
+
+    // Yes to both: one call with deactivateKeys, the sessions end and the key is refused.
+    dialogs.plan.push('accept', 'accept');
+    const ended = page.waitForResponse(isCall('updateLoginStatus'));
+    await loggedIn.click();
+    await expect(dialogs.next()).resolves.toMatchObject({ type: 'confirm' });
+    await expect(dialogs.next()).resolves.toEqual({
+      type: 'confirm',
+      message: USER_LABELS.forceLogoutKeysConfirm,
+    });
+    const response = await ended;
+    expect(response.status()).toBe(200);
+    expect(sent).toEqual([{ email: USERS.admin.email, deactivateKeys: true }]);
+    await row.getByText('LOGOUT', { exact: true }).waitFor();
+    expect(await keyWorks()).toBe(401);
+
+    // Key Management tells the SUPERADMIN why the key is off; the ADMIN cannot switch it back on.
+    const rootToken = await apiToken(server.baseUrl, USERS.superadmin);
+    const keys = await apiCall<ApiKey[]>(server.baseUrl, rootToken, '/keyapi/keymanagement/view_keys.php');
+    expect(keys.find((k) => k.id === id)).toMatchObject({
+      status: 'inactive',
+      deactivated_by: USERS.superadmin.email,
+      deactivated_by_level: 'SUPERADMIN',
+      deactivated_reason: 'forced logout',
+    });
+    const again = await fetch(`${server.baseUrl}/keyapi/keymanagement/update_key_status.php`, {
+      method: 'POST',
+      headers: {
+        'x-api-key': await apiToken(server.baseUrl, USERS.admin),
+        'content-type': 'application/json',
+      },
+      body: JSON.stringify({ keyId: id, status: 'active' }),
+    });
+    expect(again.status).toBe(403);
+    expect(await keyWorks()).toBe(401);
     expect(dialogs.seen.filter((d) => d.type === 'alert')).toEqual([]);
   });
 });

@@ -24,6 +24,8 @@ const baseEnv = (dataDir: string): NodeJS.ProcessEnv => ({
   DEMO_DATA: 'off',
   LOG_LEVEL: 'warn',
   HOST: '127.0.0.1',
+  // The suites sign ADMINs and SUPERADMINs in with a password alone; e2e/mfa.test.ts turns MFA on.
+  MFA_REQUIRED_LEVELS: 'none',
 });
 
 /** `node --import tsx apps/server/src/cli.ts …args` against `dataDir` (the server must not be running on it). */

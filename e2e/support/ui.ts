@@ -21,6 +21,8 @@ export interface SeenDialog {
 export interface Dialogs {
   /** Whether the next confirm() is accepted (alerts are always accepted). */
   confirm: 'accept' | 'dismiss';
+  /** Answers for the next confirm()s, taken in order before `confirm` applies (a flow that asks twice). */
+  readonly plan: ('accept' | 'dismiss')[];
   /** Every dialog seen so far, in order. */
   readonly seen: SeenDialog[];
   /** The next dialog not yet taken (one already shown, or the next to come). */
@@ -33,6 +35,7 @@ export function watchDialogs(page: Page): Dialogs {
   const waiting: ((dialog: SeenDialog) => void)[] = [];
   const dialogs: Dialogs = {
     confirm: 'accept',
+    plan: [],
     seen: [],
     next(timeoutMs = 15_000) {
       const ready = queued.shift();
@@ -53,8 +56,11 @@ export function watchDialogs(page: Page): Dialogs {
   page.on('dialog', (dialog) => {
     const seen = { type: dialog.type(), message: dialog.message() };
     dialogs.seen.push(seen);
+    const planned = dialog.type() === 'confirm' ? dialogs.plan.shift() : undefined;
     const answer =
-      dialog.type() === 'confirm' && dialogs.confirm === 'dismiss' ? dialog.dismiss() : dialog.accept();
+      dialog.type() === 'confirm' && (planned ?? dialogs.confirm) === 'dismiss'
+        ? dialog.dismiss()
+        : dialog.accept();
     answer.catch(() => undefined);
     const waiter = waiting.shift();
     if (waiter) waiter(seen);

@@ -10,6 +10,7 @@ import { createNodeEnvelopeCodec, type NodeEnvelopeCodec } from '@lendlock/contr
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { Kysely } from 'kysely';
+import { ROUTE_POLICIES } from './authz/policies';
 import type { Config } from './config';
 import type { Database } from './db/database';
 import type { DB } from './db/types';
@@ -26,13 +27,17 @@ import { deviceRoutes } from './modules/devices/routes';
 import { enrollmentRoutes } from './modules/enrollment/routes';
 import { healthRoutes } from './modules/health/routes';
 import { keyRoutes } from './modules/keys/routes';
+import { MailOutbox } from './modules/mail/outbox';
+import { mfaRoutes } from './modules/mfa/routes';
 import { passwordRoutes } from './modules/password/routes';
 import { reportRoutes } from './modules/reports/routes';
+import { startUploadSweeps } from './modules/uploads/retention';
 import { userRoutes } from './modules/users/routes';
 import { registerAuth } from './plugins/auth';
 import { type DeviceChannel, startDeviceChannel } from './plugins/device-channel';
 import { registerEnvelope } from './plugins/envelope';
-import { registerErrorHandling } from './plugins/errors';
+import { frameworkErrors, registerErrorHandling } from './plugins/errors';
+import { registerInputGuard } from './plugins/input-guard';
 import { registerKeyRateLimit } from './plugins/key-rate-limit';
 import { createMailer, type Mailer } from './plugins/mailer';
 import { registerMetrics } from './plugins/metrics';
@@ -48,6 +53,8 @@ export interface AppContext {
   readonly envelopeKey: string;
   readonly authSettings: AuthSettings;
   readonly mailer: Mailer;
+  /** Outgoing mail, queued in the database and sent with retries by every instance (ADR 0008). */
+  readonly mail: MailOutbox;
   /** Who a device is (docs/device-protocol.md §1): device keys, attestation, nonces. */
   readonly identity: IdentityPolicy;
   /** Provisions a device's broker client before its registration commits (external dynamic security). */
@@ -72,7 +79,7 @@ export interface BuildAppOptions {
 /** A configured secret, or one generated once and kept in the database so every instance shares it. */
 export async function resolveSetting(
   db: Kysely<DB>,
-  key: 'envelope_key',
+  key: 'envelope_key' | 'mfa_secret_key',
   configured: string | undefined,
   generate: () => string,
 ): Promise<string> {
@@ -122,6 +129,10 @@ export function loggerOptions(level: string): FastifyServerOptions['logger'] {
 
 export async function buildApp(options: BuildAppOptions): Promise<FastifyInstance> {
   const { config, database } = options;
+  // TOTP secrets are sealed with it (modules/mfa/secret.ts); MFA_SECRET_KEY keeps it out of the database.
+  const mfaSecretKey = await resolveSetting(database.db, 'mfa_secret_key', config.mfaSecretKey, () =>
+    randomBytes(32).toString('base64'),
+  );
   const envelopeKey = await resolveSetting(database.db, 'envelope_key', config.envelopeKey, () =>
     randomBytes(32).toString('base64'),
   );
@@ -140,6 +151,11 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
       maxFailuresPerAccount: config.loginMaxFailuresPerAccount,
       maxFailuresPerAddress: config.loginMaxFailuresPerAddress,
       throttleWindowMs: config.loginThrottleWindowMs,
+      mfa: {
+        requiredLevels: config.mfaRequiredLevels,
+        key: Buffer.from(mfaSecretKey, 'base64'),
+        issuer: config.productLabel,
+      },
     },
     mailer:
       options.mailer ??
@@ -155,6 +171,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
       nonceTtlMs: config.registrationNonceTtlMs,
     },
     provisionDevice: null,
+    mail: undefined as unknown as MailOutbox,
     commands: undefined as unknown as CommandService,
     batches: undefined as unknown as BatchService,
     deviceMqttUrl: '',
@@ -166,6 +183,8 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     trustProxy: config.trustProxy as FastifyServerOptions['trustProxy'],
     bodyLimit: 1024 * 1024,
     return503OnClosing: true,
+    // A path Fastify cannot decode is answered in the house error shape, like every other failure.
+    frameworkErrors,
     requestIdHeader: false,
     // Unique per instance (a random prefix) and per request (a counter): cheap, and enough to follow a
     // request through the logs.
@@ -192,7 +211,8 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   await registerSecurity(app);
   await app.register(multipart, { limits: { fileSize: config.uploadMaxBytes, files: 1, fields: 20 } });
   registerEnvelope(app, ctx.codec);
-  registerAuth(app, ctx.db);
+  registerInputGuard(app);
+  registerAuth(app, ctx.db, ROUTE_POLICIES, config.mfaRequiredLevels);
   await registerKeyRateLimit(app, config.keyRateLimitPerMinute);
   const consoleFallback = await registerWeb(app, {
     webDist: config.webDist,
@@ -205,11 +225,21 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   registerErrorHandling(app, consoleFallback);
 
   const metrics = registerMetrics(app, database.db, config.metricsToken);
+  const mail = new MailOutbox({
+    db: database.db,
+    mailer: ctx.mailer,
+    log: app.log,
+    failed: metrics.mailFailed,
+  });
+  Object.assign(ctx, { mail });
+  app.addHook('onReady', async () => mail.start());
+  app.addHook('preClose', async () => mail.stop());
   await registerOpenApi(app);
   await app.register(healthRoutes(ctx));
   await app.register(authRoutes(ctx));
   await app.register(userRoutes(ctx));
   await app.register(keyRoutes(ctx));
+  await app.register(mfaRoutes(ctx));
   await app.register(passwordRoutes(ctx));
   await app.register(deviceRoutes(ctx));
   await app.register(enrollmentRoutes(ctx));
@@ -228,6 +258,17 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     // Batch workers run beside the device channel; on close they stop before it does.
     app.addHook('onReady', async () => batches.start());
     app.addHook('preClose', async () => batches.stop());
+    // Uploaded files past UPLOAD_RETENTION are deleted by a sweep on every instance (its own DATA_DIR).
+    let uploadSweeps: { stop(): Promise<void> } | null = null;
+    app.addHook('onReady', async () => {
+      uploadSweeps = startUploadSweeps({
+        db: database.db,
+        dataDir: config.dataDir,
+        retentionMs: config.uploadRetentionMs,
+        log: app.log,
+      });
+    });
+    app.addHook('preClose', async () => uploadSweeps?.stop());
   }
   app.decorate('ctx', ctx);
   return app;

@@ -1,6 +1,7 @@
 /**
  * Operator CLI: `npm run cli -- user create --email … --phone … --level … --password … [--permissions a,b]`,
- * `npm run cli -- enrollment-secret add|list|revoke …` and `npm run cli -- migrate`. With the embedded
+ * `npm run cli -- enrollment-secret add|list|revoke …`, `npm run cli -- mfa reset --email …` and
+ * `npm run cli -- migrate`. With the embedded
  * database, stop the server first (one process at a time).
  */
 import { parseArgs } from 'node:util';
@@ -18,6 +19,7 @@ import type { DB } from './db/types';
 import { generatePassword } from './lib/secrets';
 import { appendAudit } from './modules/audit/repository';
 import { addEnrollmentSecret, enrollmentSecrets, revokeEnrollmentSecret } from './modules/enrollment/service';
+import { resetMfa } from './modules/mfa/service';
 import { createUser } from './modules/users/service';
 import { AppError } from './plugins/errors';
 
@@ -28,6 +30,7 @@ const USAGE = `Usage:
   npm run cli -- enrollment-secret add --name <name> [--expires <ISO date-time>]
   npm run cli -- enrollment-secret list
   npm run cli -- enrollment-secret revoke --name <name>
+  npm run cli -- mfa reset --email <email>
 Without --password a password is generated and printed once. An enrollment secret is printed once, when
 it is added; only its hash is kept.`;
 
@@ -87,6 +90,16 @@ export async function runCli(argv: string[], out: (line: string) => void = conso
       return 0;
     }
     if (command === 'enrollment-secret') return await enrollmentSecretCommand(database.db, sub, rest, out);
+    if (command === 'mfa' && sub === 'reset') {
+      // Two-factor of any account, the last SUPERADMIN's too (whom no one in the console may reset).
+      const { values } = parseArgs({ args: rest, options: { email: { type: 'string' } }, strict: true });
+      if (!values.email) {
+        console.error(`--email is required.\n${USAGE}`);
+        return 2;
+      }
+      out((await resetMfa(database.db, { label: 'cli' }, values.email, null)).message);
+      return 0;
+    }
     console.error(USAGE);
     return 2;
   } finally {

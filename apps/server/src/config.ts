@@ -4,6 +4,7 @@
  */
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { USER_LEVELS, type UserLevel } from '@lendlock/contract';
 import { z } from 'zod';
 import { parseDuration } from './lib/duration';
 
@@ -102,6 +103,29 @@ const envSchema = z.object({
   LOGIN_MAX_FAILURES_PER_ACCOUNT: int('LOGIN_MAX_FAILURES_PER_ACCOUNT', 1, 1000).default(5),
   LOGIN_MAX_FAILURES_PER_ADDRESS: int('LOGIN_MAX_FAILURES_PER_ADDRESS', 1, 100000).default(30),
   LOGIN_THROTTLE_WINDOW: duration('LOGIN_THROTTLE_WINDOW').default(15 * 60_000),
+  MFA_REQUIRED_LEVELS: z
+    .string()
+    .transform((v) =>
+      v.trim().toLowerCase() === 'none'
+        ? []
+        : v
+            .split(',')
+            .map((level) => level.trim().toUpperCase())
+            .filter(Boolean),
+    )
+    .refine(
+      (list) => list.every((level) => (USER_LEVELS as readonly string[]).includes(level)),
+      `MFA_REQUIRED_LEVELS must be none or a comma-separated list of ${USER_LEVELS.join(', ')}`,
+    )
+    .transform((list) => [...new Set(list)] as UserLevel[])
+    .default(['ADMIN', 'SUPERADMIN']),
+  MFA_SECRET_KEY: z
+    .string()
+    .refine(
+      (v) => Buffer.from(v, 'base64').length === 32,
+      'MFA_SECRET_KEY must be 32 bytes written as base64',
+    )
+    .optional(),
   TRUST_PROXY: z
     .string()
     .refine(
@@ -136,6 +160,7 @@ const envSchema = z.object({
     .default('info'),
   SHUTDOWN_TIMEOUT: duration('SHUTDOWN_TIMEOUT').default(10_000),
   UPLOAD_MAX_MB: int('UPLOAD_MAX_MB', 1, 2048).default(100),
+  UPLOAD_RETENTION: duration('UPLOAD_RETENTION').default(90 * 86_400_000),
   METRICS_TOKEN: z.string().min(16, 'METRICS_TOKEN must be at least 16 characters').optional(),
   KEY_RATE_LIMIT: int('KEY_RATE_LIMIT', 1, 1_000_000).default(600),
   REPORT_TIMEZONE: z
@@ -192,6 +217,10 @@ export type Config = {
   loginMaxFailuresPerAccount: number;
   loginMaxFailuresPerAddress: number;
   loginThrottleWindowMs: number;
+  /** The levels that must sign in with a second factor (TOTP); the others may turn it on. */
+  mfaRequiredLevels: UserLevel[];
+  /** Seals TOTP secrets at rest; unset: a key generated once and kept in the database (settings). */
+  mfaSecretKey: string | undefined;
   /** false, true (every hop), a hop count, or trusted proxy addresses/CIDRs (Fastify's trustProxy). */
   trustProxy: boolean | number | string;
   bootstrapSuperadminEmail: string | undefined;
@@ -206,6 +235,8 @@ export type Config = {
   logLevel: string;
   shutdownTimeoutMs: number;
   uploadMaxBytes: number;
+  /** How long an uploaded batch file is kept before the uploads sweep deletes it. */
+  uploadRetentionMs: number;
   batchMaxRows: number;
   reportTimeZone: string;
   keyRateLimitPerMinute: number;
@@ -235,7 +266,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         const key = String(issue.path[0] ?? '');
         const shown = key in present ? ` (got ${JSON.stringify(present[key])})` : '';
         const message = issue.message.startsWith(key) ? issue.message : `${key}: ${issue.message}`;
-        return `${message}${['BOOTSTRAP_SUPERADMIN_PASSWORD', 'ENVELOPE_KEY', 'SMTP_URL', 'DATABASE_URL', 'MQTT_URL', 'ENROLLMENT_SECRET', 'MQTT_LOADTEST_PASSWORD', 'METRICS_TOKEN'].includes(key) ? '' : shown}`;
+        return `${message}${['BOOTSTRAP_SUPERADMIN_PASSWORD', 'ENVELOPE_KEY', 'SMTP_URL', 'DATABASE_URL', 'MQTT_URL', 'ENROLLMENT_SECRET', 'MQTT_LOADTEST_PASSWORD', 'METRICS_TOKEN', 'MFA_SECRET_KEY'].includes(key) ? '' : shown}`;
       }),
     );
   }
@@ -274,6 +305,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     loginMaxFailuresPerAccount: e.LOGIN_MAX_FAILURES_PER_ACCOUNT,
     loginMaxFailuresPerAddress: e.LOGIN_MAX_FAILURES_PER_ADDRESS,
     loginThrottleWindowMs: e.LOGIN_THROTTLE_WINDOW,
+    mfaRequiredLevels: e.MFA_REQUIRED_LEVELS,
+    mfaSecretKey: e.MFA_SECRET_KEY,
     trustProxy: e.TRUST_PROXY,
     bootstrapSuperadminEmail: e.BOOTSTRAP_SUPERADMIN_EMAIL,
     bootstrapSuperadminPassword: e.BOOTSTRAP_SUPERADMIN_PASSWORD,
@@ -287,6 +320,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     logLevel: e.LOG_LEVEL,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT,
     uploadMaxBytes: e.UPLOAD_MAX_MB * 1024 * 1024,
+    uploadRetentionMs: e.UPLOAD_RETENTION,
     batchMaxRows: e.BATCH_MAX_ROWS,
     reportTimeZone: e.REPORT_TIMEZONE,
     keyRateLimitPerMinute: e.KEY_RATE_LIMIT,

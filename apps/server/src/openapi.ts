@@ -19,6 +19,7 @@ export async function generateOpenApi(): Promise<string> {
   const config = {
     ...loadConfig({ LOG_LEVEL: 'silent', WEB_DIST: '/nonexistent' }),
     envelopeKey: Buffer.alloc(32).toString('base64'),
+    mfaSecretKey: Buffer.alloc(32).toString('base64'),
   };
   const offline: Database = {
     db: undefined as never,

@@ -41,7 +41,9 @@ function neededPermission(route: string, access: Access): ScreenName | null {
   if (script)
     return (COMMAND_DEFINITIONS.find((d) => d.bulkScript === `${script}.php`)?.screen ??
       null) as ScreenName | null;
-  return 'lockDevice'; // locknotification, getimeidetails and updateCommandOnServer are called with action 'lock'
+  // locknotification, getimeidetails and updateCommandOnServer are called with action 'lock',
+  // updateStatusOnServer with statusOf 'lockfiles'
+  return 'lockDevice';
 }
 
 /** The documented decision: true when the caller passes authorization. */
@@ -89,7 +91,8 @@ describe.each(databaseKinds())('the authorization matrix on %s', (kind) => {
       headers: { 'x-enrollment-secret': TEST_ENROLLMENT_SECRET },
       payload: profile,
     });
-    const admin = await loginAs(app, await buildUser(database, { userlevel: 'ADMIN' }));
+    const adminUser = await buildUser(database, { userlevel: 'ADMIN' });
+    const admin = await loginAs(app, adminUser);
     tokens.admin = admin.token;
     tokens.superadmin = (await loginAs(app, await buildUser(database, { userlevel: 'SUPERADMIN' }))).token;
     tokens.userWithout = (await loginAs(app, await buildUser(database))).token;
@@ -99,7 +102,7 @@ describe.each(databaseKinds())('the authorization matrix on %s', (kind) => {
           method: 'POST',
           url: '/keyapi/generate_key.php',
           headers: { 'x-api-key': admin.token },
-          payload: { key_name: 'matrix' },
+          payload: { key_name: 'matrix', password: adminUser.password },
         })
       ).json();
     tokens.activeKey = (await key()).key;
@@ -135,6 +138,9 @@ describe.each(databaseKinds())('the authorization matrix on %s', (kind) => {
       'enrollment_secrets',
       'reregistration_requests',
       'device_imeis',
+      'user_mfa',
+      'mfa_recovery_codes',
+      'mfa_challenges',
     ];
     const parts = await Promise.all(
       tables.map(async (table) => {
@@ -162,7 +168,11 @@ describe.each(databaseKinds())('the authorization matrix on %s', (kind) => {
       '/api/locknotification.php': { imei: device, action: 'lock' },
       '/api/getimeidetails.php': { imei: device, action: 'lock' },
       '/api/updateCommandOnServer.php': { imeilist: device, action: 'lock' },
+      '/api/updateStatusOnServer.php': { statusOf: 'lockfiles', fileName: 'm.csv', isComplete: 'incomplete' },
       '/api/formattedDevice.php': { imei: '123456789012345' },
+      '/api/v2/mfa/verify': { mfaToken: 'x'.repeat(43), code: '123456' },
+      '/api/v2/mfa/enrol/confirm': { code: '123456' },
+      '/api/v2/mfa/reset': { email: 'nobody@lendlock.com' },
       '/api/adminlocknotification.php': { imei: '123456789012345', action: 'REBOOT' },
       '/api/devicedetails.php': { imei: device },
       '/api/auditReportByImei.php': { imei1: device },
@@ -225,5 +235,361 @@ describe.each(databaseKinds())('the authorization matrix on %s', (kind) => {
       expect(response.statusCode, `${caller} → ${response.body.slice(0, 200)}`).toBeLessThan(500);
       if (!expected) expect(await fingerprint(), `${caller} changed data`).toBe(before);
     }
+  });
+});
+
+/**
+ * Authority by owner and level (issue "Only the right person changes a phone"): the route table lets a
+ * caller reach cancelCommand, the batch controls and the history calls; the object decides the rest.
+ * Each row is {who issued or owns it, who calls} → allowed, or refused with its message, every refusal
+ * leaving commands, devices, batches and their rows as they were, with one 'refused' audit row for a
+ * refused change (none for a refused read).
+ */
+describe.each(databaseKinds())('authority by owner and level on %s', (kind) => {
+  type Person =
+    | 'userDetails'
+    | 'userLock'
+    | 'userLock2'
+    | 'userUnlock'
+    | 'userRelease'
+    | 'admin'
+    | 'admin2'
+    | 'superadmin'
+    | 'superadmin2'
+    | 'adminKey'
+    | 'admin2Key';
+  let database: TestDatabase;
+  let app: FastifyInstance;
+  let device: string;
+  const people = {} as Record<Person, { email: string; token: string; id: number }>;
+
+  beforeAll(async () => {
+    database = await openTestDatabase(kind);
+    app = (await startDeviceServer(database, 'embedded')).app;
+    // No background work: a batch stays where the test left it.
+    await app.ctx.batches.stop();
+    const profile = randomProfile();
+    device = profile.imei1;
+    await app.inject({
+      method: 'POST',
+      url: '/device/v1/register',
+      headers: { 'x-enrollment-secret': TEST_ENROLLMENT_SECRET },
+      payload: profile,
+    });
+    const person = async (level: 'USER' | 'ADMIN' | 'SUPERADMIN', permissions: string[] = []) => {
+      const user = await buildUser(database, { userlevel: level, permissions });
+      return { user, session: { email: user.email, id: user.id, token: (await loginAs(app, user)).token } };
+    };
+    const keyOf = async (owner: Awaited<ReturnType<typeof person>>) => {
+      const response = await app.inject({
+        method: 'POST',
+        url: '/keyapi/generate_key.php',
+        headers: { 'x-api-key': owner.session.token },
+        payload: { key_name: 'authority', password: owner.user.password },
+      });
+      return { ...owner.session, token: response.json().key as string };
+    };
+    people.userDetails = (await person('USER', ['deviceDetails'])).session;
+    people.userLock = (await person('USER', ['deviceDetails', 'lockDevice'])).session;
+    people.userLock2 = (await person('USER', ['deviceDetails', 'lockDevice'])).session;
+    people.userUnlock = (await person('USER', ['deviceDetails', 'unlockDevice'])).session;
+    people.userRelease = (await person('USER', ['releaseDevice'])).session;
+    const admin = await person('ADMIN');
+    const admin2 = await person('ADMIN');
+    people.admin = admin.session;
+    people.admin2 = admin2.session;
+    people.superadmin = (await person('SUPERADMIN')).session;
+    people.superadmin2 = (await person('SUPERADMIN')).session;
+    people.adminKey = await keyOf(admin);
+    people.admin2Key = await keyOf(admin2);
+  });
+  afterAll(async () => {
+    await app?.close();
+    await database?.close();
+  });
+
+  const post = (who: Person, url: string, payload: object, method: 'POST' | 'PUT' = 'POST') =>
+    app.inject({ method, url, headers: { 'x-api-key': people[who].token }, payload });
+  /** Everything a refusal must leave as it was (the audit log is checked row by row). */
+  const fingerprint = async () => {
+    const parts = await Promise.all(
+      ['commands', 'devices', 'batches', 'batch_items', 'batch_chunks'].map(async (table) => {
+        const row = await sql<{ h: string | null; n: number }>`
+          SELECT md5(string_agg(t::text, '|' ORDER BY t::text)) AS h, count(*)::int AS n
+          FROM ${sql.table(table)} t`.execute(database.db);
+        return `${table}:${row.rows[0]?.n}:${row.rows[0]?.h}`;
+      }),
+    );
+    return parts.join(',');
+  };
+  const lastAuditId = async () =>
+    Number(
+      (await sql<{ id: number | null }>`SELECT max(id) AS id FROM audit_log`.execute(database.db)).rows[0]
+        ?.id ?? 0,
+    );
+  const auditsAfter = (id: number) =>
+    database.db
+      .selectFrom('audit_log')
+      .select(['actor', 'action', 'target', 'result', 'details'])
+      .where('id', '>', id)
+      .orderBy('id')
+      .execute();
+
+  /**
+   * Runs `call`; when `refusal` is given, expects a 403 with that message, the data unchanged and, for a
+   * refused change, exactly one audit row `action` / 'refused' (`refusedResult`) by the caller.
+   */
+  const expectRefused = async (
+    call: () => Promise<{ statusCode: number; json(): { message?: string } }>,
+    refusal: string,
+    audit: { caller: Person; action: string; result: string } | null,
+  ) => {
+    const before = await fingerprint();
+    const auditFrom = await lastAuditId();
+    const response = await call();
+    expect({ status: response.statusCode, message: response.json().message }).toEqual({
+      status: 403,
+      message: refusal,
+    });
+    expect(await fingerprint()).toBe(before);
+    const audits = await auditsAfter(auditFrom);
+    if (audit) {
+      expect(audits).toEqual([
+        expect.objectContaining({
+          actor: people[audit.caller].email,
+          action: audit.action,
+          result: audit.result,
+        }),
+      ]);
+    } else {
+      expect(audits).toEqual([]);
+    }
+  };
+
+  // ---- Cancelling a pending command ----
+  type Issuer =
+    | 'USER lock'
+    | 'ADMIN unlock'
+    | 'SUPERADMIN update'
+    | 'SUPERADMIN lock'
+    | 'system lock'
+    | 'ADMIN key lock';
+  const ISSUER_LEVEL: Record<Issuer, string> = {
+    'USER lock': 'USER',
+    'ADMIN unlock': 'ADMIN',
+    'SUPERADMIN update': 'SUPERADMIN',
+    'SUPERADMIN lock': 'SUPERADMIN',
+    'system lock': 'system',
+    'ADMIN key lock': 'ADMIN',
+  };
+  const HIGHER = 'You cannot cancel a command issued by a higher level.';
+  const UNAUTHORISED = MESSAGES.unauthorised;
+  const issue = async (issuer: Issuer): Promise<string> => {
+    if (issuer === 'system lock') {
+      return (await app.ctx.commands.issue({ imei: device, command: 'LOCK', iface: 'S', actor: null }))
+        .transactionId;
+    }
+    const [who, url, action]: [Person, string, string] =
+      issuer === 'USER lock'
+        ? ['userLock2', '/api/locknotification.php', 'lock']
+        : issuer === 'ADMIN unlock'
+          ? ['admin2', '/api/locknotification.php', 'unlock']
+          : issuer === 'SUPERADMIN update'
+            ? ['superadmin2', '/api/adminlocknotification.php', 'UPDATE']
+            : issuer === 'SUPERADMIN lock'
+              ? ['superadmin2', '/api/locknotification.php', 'lock']
+              : ['admin2Key', '/api/locknotification.php', 'lock'];
+    const response = await post(who, url, { imei: device, action });
+    expect(response.statusCode, response.body).toBe(200);
+    return response.json().transactionId;
+  };
+  // {issuer} × {caller} → cancelled, or the refusal's message. Levels: USER < ADMIN (and the system, and
+  // an ADMIN's key) < SUPERADMIN; equal is allowed; a device action needs SUPERADMIN.
+  const CANCEL_MATRIX: [Issuer, Person, 'cancelled' | typeof HIGHER | typeof UNAUTHORISED][] = [
+    ['USER lock', 'userDetails', UNAUTHORISED],
+    ['USER lock', 'userLock', 'cancelled'],
+    ['USER lock', 'userUnlock', UNAUTHORISED],
+    ['USER lock', 'admin', 'cancelled'],
+    ['USER lock', 'superadmin', 'cancelled'],
+    ['USER lock', 'adminKey', 'cancelled'],
+    ['ADMIN unlock', 'userDetails', UNAUTHORISED],
+    ['ADMIN unlock', 'userLock', UNAUTHORISED],
+    ['ADMIN unlock', 'userUnlock', HIGHER],
+    ['ADMIN unlock', 'admin', 'cancelled'],
+    ['ADMIN unlock', 'superadmin', 'cancelled'],
+    ['ADMIN unlock', 'adminKey', 'cancelled'],
+    ['SUPERADMIN update', 'userDetails', UNAUTHORISED],
+    ['SUPERADMIN update', 'userLock', UNAUTHORISED],
+    ['SUPERADMIN update', 'admin', UNAUTHORISED],
+    ['SUPERADMIN update', 'adminKey', UNAUTHORISED],
+    ['SUPERADMIN update', 'superadmin', 'cancelled'],
+    ['SUPERADMIN lock', 'userLock', HIGHER],
+    ['SUPERADMIN lock', 'admin', HIGHER],
+    ['SUPERADMIN lock', 'adminKey', HIGHER],
+    ['SUPERADMIN lock', 'superadmin', 'cancelled'],
+    ['system lock', 'userDetails', UNAUTHORISED],
+    ['system lock', 'userLock', HIGHER],
+    ['system lock', 'admin', 'cancelled'],
+    ['system lock', 'superadmin', 'cancelled'],
+    ['ADMIN key lock', 'userLock', HIGHER],
+    ['ADMIN key lock', 'admin', 'cancelled'],
+    ['ADMIN key lock', 'superadmin', 'cancelled'],
+  ];
+
+  it.each(CANCEL_MATRIX)('cancel: a command of %s, cancelled by %s → %s', async (issuer, caller, outcome) => {
+    const transactionId = await issue(issuer);
+    const cancel = () => post(caller, '/api/v2/cancelCommand', { transactionId });
+    if (outcome !== 'cancelled') {
+      await expectRefused(cancel, outcome, { caller, action: 'command.cancel', result: 'REFUSED' });
+      return;
+    }
+    const auditFrom = await lastAuditId();
+    const response = await cancel();
+    expect(response.json()).toEqual({ status: 'success', message: 'Command cancelled' });
+    const row = await database.db
+      .selectFrom('commands')
+      .select('status')
+      .where('transaction_id', '=', transactionId)
+      .executeTakeFirstOrThrow();
+    expect(row.status).toBe('CANCELLED');
+    const [audit] = await auditsAfter(auditFrom);
+    expect(audit).toMatchObject({
+      actor: people[caller].email,
+      action: 'command.cancel',
+      target: device,
+      result: 'CANCELLED',
+      details: { transactionId, imei: device, issuer: { level: ISSUER_LEVEL[issuer] } },
+    });
+  });
+
+  // ---- Batch control: the owner or a strictly higher level, with the command's permission ----
+  const NOT_YOURS =
+    'This batch belongs to another user: only its owner or a higher level can see or control it.';
+  const uploadLock = async (owner: Person) => {
+    const body = multipart(
+      { user: people[owner].email },
+      { name: 'authority.csv', type: 'text/csv', content: imeiCsv([device]) },
+    );
+    const response = await app.inject({
+      method: 'POST',
+      url: '/api/bulkLockCopy.php',
+      headers: { ...body.headers, 'x-api-key': people[owner].token },
+      payload: body.payload,
+    });
+    expect(response.statusCode, response.body).toBe(200);
+    return response.json().batchId as number;
+  };
+  type Owner = 'USER' | 'ADMIN' | 'SUPERADMIN' | "ADMIN's key";
+  const OWNER: Record<Owner, Person> = {
+    USER: 'userLock2',
+    ADMIN: 'admin2',
+    SUPERADMIN: 'superadmin2',
+    "ADMIN's key": 'admin2Key',
+  };
+  const BATCH_MATRIX: [Owner, Person, 'allowed' | typeof NOT_YOURS | typeof UNAUTHORISED][] = [
+    ['USER', 'userLock2', 'allowed'],
+    ['USER', 'userLock', NOT_YOURS],
+    ['USER', 'userDetails', UNAUTHORISED],
+    ['USER', 'admin', 'allowed'],
+    ['USER', 'adminKey', 'allowed'],
+    ['USER', 'superadmin', 'allowed'],
+    ['ADMIN', 'admin2', 'allowed'],
+    ['ADMIN', 'admin2Key', 'allowed'],
+    ['ADMIN', 'userLock', NOT_YOURS],
+    ['ADMIN', 'admin', NOT_YOURS],
+    ['ADMIN', 'adminKey', NOT_YOURS],
+    ['ADMIN', 'superadmin', 'allowed'],
+    ['SUPERADMIN', 'superadmin2', 'allowed'],
+    ['SUPERADMIN', 'userLock', NOT_YOURS],
+    ['SUPERADMIN', 'admin', NOT_YOURS],
+    ['SUPERADMIN', 'adminKey', NOT_YOURS],
+    ['SUPERADMIN', 'superadmin', NOT_YOURS],
+    ["ADMIN's key", 'admin2', 'allowed'],
+    ["ADMIN's key", 'admin2Key', 'allowed'],
+    ["ADMIN's key", 'admin', NOT_YOURS],
+    ["ADMIN's key", 'superadmin', 'allowed'],
+  ];
+  const READS = ['/api/v2/batch/progress', '/api/v2/batch/results', '/api/v2/batchStatus'];
+  const CHANGES = ['pause', 'resume', 'cancel'] as const;
+
+  it.each(BATCH_MATRIX)('batch control: a batch of a %s, by %s → %s', async (owner, caller, outcome) => {
+    const batchId = await uploadLock(OWNER[owner]);
+    if (outcome !== 'allowed') {
+      for (const url of READS) await expectRefused(() => post(caller, url, { batchId }), outcome, null);
+      for (const change of CHANGES) {
+        await expectRefused(() => post(caller, `/api/v2/batch/${change}`, { batchId }), outcome, {
+          caller,
+          action: `batch.${change}`,
+          result: 'refused',
+        });
+      }
+      return;
+    }
+    for (const url of READS) {
+      const response = await post(caller, url, { batchId });
+      expect({ url, status: response.statusCode }).toEqual({ url, status: 200 });
+    }
+    const expected = { pause: 'paused', resume: 'running', cancel: 'cancelled' } as const;
+    for (const change of CHANGES) {
+      const auditFrom = await lastAuditId();
+      const response = await post(caller, `/api/v2/batch/${change}`, { batchId });
+      expect(response.json().batch?.phase).toBe(expected[change]);
+      expect(await auditsAfter(auditFrom)).toEqual([
+        expect.objectContaining({
+          actor: people[caller].email,
+          action: `batch.${change}`,
+          target: `batch:${batchId}`,
+          result: { pause: 'paused', resume: 'resumed', cancel: 'discarded' }[change],
+        }),
+      ]);
+    }
+  });
+
+  // ---- The history calls: the permission of the screen their statusOf or action belongs to ----
+  const status = (who: Person, statusOf: string, fileName: string, isComplete = 'complete') =>
+    post(who, '/api/updateStatusOnServer.php', { statusOf, fileName, isComplete, lastimei: device });
+
+  it("updateStatusOnServer: only with the screen of its statusOf, and only into the caller's own rows", async () => {
+    // The attack: a USER with no permission wrote a 'complete' row into the Release Device history.
+    await expectRefused(() => status('userDetails', 'releasefiles', 'forged.csv'), UNAUTHORISED, null);
+    await expectRefused(() => status('userLock', 'releasefiles', 'forged.csv'), UNAUTHORISED, null);
+    const unknown = await status('admin', 'nosuchfiles', 'x.csv');
+    expect(unknown.statusCode).toBe(400);
+    for (const who of ['userRelease', 'admin', 'adminKey'] as const) {
+      const auditFrom = await lastAuditId();
+      const response = await status(who, 'releasefiles', `${who}.csv`, 'incomplete');
+      expect(response.json(), who).toEqual({ status: 'success', message: 'Status updated' });
+      expect(await auditsAfter(auditFrom)).toEqual([
+        expect.objectContaining({ actor: people[who].email, action: 'batch.status', result: 'incomplete' }),
+      ]);
+    }
+    // Another user's call with the same file name makes its own row; the first one is left as it was.
+    const mine = () =>
+      database.db
+        .selectFrom('batches')
+        .select(['user_id', 'status', 'command'])
+        .where('file_name', '=', 'userRelease.csv')
+        .orderBy('id')
+        .execute();
+    const before = await mine();
+    expect(before).toEqual([{ user_id: people.userRelease.id, status: 'incomplete', command: 'RELEASE' }]);
+    await status('admin', 'releasefiles', 'userRelease.csv');
+    expect((await mine())[0]).toEqual(before[0]);
+  });
+
+  it('updateCommandOnServer: the permission of its action, audited', async () => {
+    const list = (who: Person) =>
+      post(who, '/api/updateCommandOnServer.php', { imeilist: device, action: 'release' }, 'PUT');
+    await expectRefused(() => list('userDetails'), UNAUTHORISED, null);
+    await expectRefused(() => list('userLock'), UNAUTHORISED, null);
+    const auditFrom = await lastAuditId();
+    expect((await list('userRelease')).json()).toEqual({ status: 'success', message: '1 IMEIs recorded' });
+    expect(await auditsAfter(auditFrom)).toEqual([
+      expect.objectContaining({
+        actor: people.userRelease.email,
+        action: 'batch.list.RELEASE',
+        result: 'recorded',
+      }),
+    ]);
   });
 });

@@ -13,7 +13,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { COMMAND_ROUTE_MESSAGES } from '../src/modules/commands/routes';
 import { databaseKinds } from './db';
 import { deviceSuite, simulatedDevice } from './devices';
-import { buildUser, loginAs } from './factories';
+import { buildKey, buildUser, loginAs } from './factories';
 
 const STATE_AFTER: Partial<Record<string, (s: SimulatedDevice['state']) => boolean>> = {
   RELEASE: (s) => s.released,
@@ -187,14 +187,7 @@ describe.each(databaseKinds())('single commands on %s', (kind) => {
 
   it('records a command sent with an integrator key as interface A', async () => {
     const device = await onlineDevice();
-    const key = (
-      await suite.server.app.inject({
-        method: 'POST',
-        url: '/keyapi/generate_key.php',
-        headers: { 'x-api-key': suite.admin.token },
-        payload: { key_name: 'partner' },
-      })
-    ).json().key as string;
+    const { key } = await buildKey(suite.server.app, suite.database, { userlevel: 'ADMIN' }, 'partner');
     const response = await call(key, 'locknotification.php', { imei: device.imei, action: 'lock' });
     expect(response.statusCode).toBe(200);
     const row = await suite.database.db

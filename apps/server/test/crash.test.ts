@@ -37,6 +37,7 @@ async function start(dataDir: string): Promise<Proc> {
       BOOTSTRAP_SUPERADMIN_EMAIL: 'root@lendlock.com',
       BOOTSTRAP_SUPERADMIN_PASSWORD: 'crash-test-password',
       BATCH_WORKERS: '1',
+      MFA_REQUIRED_LEVELS: 'none', // the bootstrap SUPERADMIN signs in with its password alone
     },
   });
   let out = '';

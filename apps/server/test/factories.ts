@@ -19,6 +19,8 @@ export function buildConfig(overrides: Partial<Config> = {}): Config {
       MQTT_PORT: '0',
       MQTT_HOST: '127.0.0.1',
       DISPATCH_INTERVAL: '250ms',
+      // Existing suites sign ADMINs in with a password alone; the MFA suites turn the requirement on.
+      MFA_REQUIRED_LEVELS: 'none',
     }),
     ...overrides,
   };
@@ -78,4 +80,28 @@ export async function loginAs(
   });
   if (response.statusCode !== 200) throw new Error(`login failed: ${response.statusCode} ${response.body}`);
   return response.json() as Session;
+}
+
+/**
+ * An integrator API key, generated as Key Management does (the owner's password typed again), for a new
+ * user (an ADMIN unless `overrides` says otherwise). Returns the key shown once, its id and its owner.
+ */
+export async function buildKey(
+  app: FastifyInstance,
+  database: TestDatabase,
+  overrides: Parameters<typeof buildUser>[1] = { userlevel: 'ADMIN' },
+  keyName = 'test key',
+): Promise<{ id: number; key: string; owner: TestUser; session: Session }> {
+  const owner = await buildUser(database, overrides);
+  const session = await loginAs(app, owner);
+  const response = await app.inject({
+    method: 'POST',
+    url: '/keyapi/generate_key.php',
+    headers: { 'x-api-key': session.token },
+    payload: { key_name: keyName, password: owner.password },
+  });
+  if (response.statusCode !== 200)
+    throw new Error(`generate_key failed: ${response.statusCode} ${response.body}`);
+  const { id, key } = response.json() as { id: number; key: string };
+  return { id, key, owner, session };
 }

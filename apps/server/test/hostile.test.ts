@@ -1,10 +1,17 @@
 /**
  * Hostile input: random and malformed bodies on every JSON call, broken envelopes, binary files named
- * .csv, oversized and too-long uploads, CR/LF and formula strings. Never a 500, always a clear error, and
- * nothing stored on a refusal. Log lines keep CR/LF escaped and hold no token or password.
+ * .csv, oversized and too-long uploads, CR/LF and formula strings. Every route is also fuzzed from its
+ * own registered schema with NUL characters, lone surrogates, impossible dates and over-long values
+ * (schema-fuzz.ts). Never a 500, always a clear error in the house shape, and nothing stored on a
+ * refusal. Log lines keep CR/LF escaped and hold no token or password.
  */
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import type { Session } from '@lendlock/contract';
+import { DATE_MESSAGES, ERROR_CODES, type Session, TEXT_MESSAGES } from '@lendlock/contract';
 import { createNodeEnvelopeCodec } from '@lendlock/contract/node';
 import fc from 'fast-check';
 import type { FastifyInstance } from 'fastify';
@@ -12,9 +19,11 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, loggerOptions } from '../src/app';
 import { ROUTE_POLICIES } from '../src/authz/policies';
-import { openTestDatabase, type TestDatabase } from './db';
+import { BAD_URL_MESSAGE } from '../src/plugins/errors';
+import { databaseKinds, openTestDatabase, type TestDatabase } from './db';
 import { buildConfig, buildTestApp, buildUser, loginAs } from './factories';
 import { imeiCsv, multipart } from './multipart';
+import { hostileRequest, type OpenApiDocument, routeInputs, stringLeaves, urlOf } from './schema-fuzz';
 
 const JSON_ROUTES = Object.keys(ROUTE_POLICIES)
   .filter(
@@ -38,24 +47,30 @@ describe('hostile input', () => {
   let app: FastifyInstance;
   let superadmin: Session;
   let cases = 0;
+  let dataDir: string;
 
   beforeAll(async () => {
     database = await openTestDatabase('pglite');
-    app = await buildTestApp(database, { uploadMaxBytes: 2 * 1024 * 1024 });
+    dataDir = mkdtempSync(join(tmpdir(), 'lendlock-hostile-'));
+    app = await buildTestApp(database, { uploadMaxBytes: 2 * 1024 * 1024, dataDir });
     await app.ctx.batches.stop();
     superadmin = await loginAs(app, await buildUser(database, { userlevel: 'SUPERADMIN' }));
   });
   afterAll(async () => {
     await app?.close();
     await database?.close();
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
     console.log(`hostile input: ${cases} cases tried`);
   });
 
   it('answers random JSON bodies on every call with a clear error, never a 500, storing nothing', async () => {
     const before = await stored(database);
     let keysCreated = 0;
+    // Strings of any code units too: NUL characters and lone surrogates anywhere, keys included.
+    const binary = fc.anything({ stringUnit: 'binary' });
     const body = fc.oneof(
       fc.anything(),
+      binary,
       fc.dictionary(
         fc.constantFrom(
           'imei',
@@ -78,7 +93,7 @@ describe('hostile input', () => {
           'payload',
           'transactionId',
         ),
-        fc.anything(),
+        fc.oneof(fc.anything(), binary),
       ),
     );
     for (const route of JSON_ROUTES) {
@@ -175,11 +190,15 @@ describe('hostile input', () => {
     const crlf = await upload('Sno,IMEI1\r\n1,"12345678\r\n9012345"\r\n2,=HYPERLINK("x")\r\n');
     expect(crlf.statusCode).toBe(400);
     expect(await stored(database)).toBe(before);
+    // Nothing of the refused files stays on disk (uploads.test.ts has each refusal on its own).
+    expect(readdirSync(dataDir, { recursive: true }).filter((name) => String(name).includes('.'))).toEqual(
+      [],
+    );
   });
 
   it('refuses a 1,000,001-row file with a clear message', { timeout: 120_000 }, async () => {
     const limited = await buildApp({
-      config: buildConfig({ uploadMaxBytes: 64 * 1024 * 1024 }),
+      config: buildConfig({ uploadMaxBytes: 64 * 1024 * 1024, dataDir }),
       database,
       logger: false,
     });
@@ -247,3 +266,249 @@ describe('hostile input', () => {
     }
   });
 });
+
+/** Every route with an input: the spec's calls, the v2 calls, key management and the device's calls. */
+const FUZZED_ROUTES = Object.keys(ROUTE_POLICIES)
+  .filter((key) => /^(GET|POST|PUT|PATCH|DELETE) \/(api|keyapi|device)\//.test(key))
+  // Multipart uploads have their own tests (uploads.test.ts); logout.php would end the session in use.
+  .filter((key) => !/bulk\w+Copy|financedImeis\/upload|logout\.php/.test(key));
+
+/** Every row of the tables a call could write, hashed: a refusal must leave it as it was. */
+async function fingerprint(database: TestDatabase): Promise<string> {
+  const tables = [
+    'users',
+    'user_permissions',
+    'sessions',
+    'api_keys',
+    'devices',
+    'commands',
+    'batches',
+    'batch_items',
+    'batch_chunks',
+    'financed_imeis',
+    'password_resets',
+    'login_throttle',
+    'releases',
+    'deenrollments',
+    'enrollment_secrets',
+    'reregistration_requests',
+    'audit_log',
+  ];
+  const parts = await Promise.all(
+    tables.map(async (table) => {
+      const row = await sql<{
+        h: string | null;
+        n: number;
+      }>`SELECT md5(string_agg(t::text, '|' ORDER BY t::text)) AS h, count(*)::int AS n FROM ${sql.table(table)} t`.execute(
+        database.db,
+      );
+      return `${table}:${row.rows[0]?.n}:${row.rows[0]?.h}`;
+    }),
+  );
+  return parts.join(',');
+}
+
+describe.each(databaseKinds())(
+  'hostile strings in every route, from its registered schema, on %s',
+  (kind) => {
+    let database: TestDatabase;
+    let app: FastifyInstance;
+    let superadmin: Session;
+    let document: OpenApiDocument;
+
+    beforeAll(async () => {
+      database = await openTestDatabase(kind);
+      app = await buildTestApp(database);
+      await app.ctx.batches.stop();
+      superadmin = await loginAs(app, await buildUser(database, { userlevel: 'SUPERADMIN' }));
+      document = app.swagger() as unknown as OpenApiDocument;
+    });
+    afterAll(async () => {
+      await app?.close();
+      await database?.close();
+    });
+
+    it('finds every route in the registered schemas, and a field to put a hostile string in', () => {
+      const inputs = routeInputs(document, FUZZED_ROUTES);
+      expect(inputs.length).toBeGreaterThan(40);
+      for (const input of inputs) {
+        const hasInput = Boolean(input.body || input.query || input.params);
+        // A GET without parameters takes no input at all; everything else has a body, a query or a path.
+        if (input.method !== 'GET') expect(hasInput, input.key).toBe(true);
+        if (input.method === 'GET' && hasInput)
+          expect(stringLeaves(input).length, input.key).toBeGreaterThan(0);
+      }
+    });
+
+    it('answers NUL, lone surrogates, impossible dates and over-long values with a 4xx in the house shape, storing nothing', {
+      timeout: 600_000,
+    }, async () => {
+      const inputs = routeInputs(document, FUZZED_ROUTES).filter(
+        (input) => input.method !== 'GET' || input.query || input.params,
+      );
+      const tried: Record<string, number> = { nul: 0, surrogate: 0, date: 0, long: 0 };
+      for (const input of inputs) {
+        const before = await fingerprint(database);
+        await fc.assert(
+          fc.asyncProperty(hostileRequest(input), async ({ leaf, hostile, values }) => {
+            tried[hostile.kind] = (tried[hostile.kind] ?? 0) + 1;
+            const response = await app.inject({
+              method: input.method as 'GET',
+              url: urlOf(input, values),
+              headers: { 'x-api-key': superadmin.token, 'content-type': 'application/json' },
+              ...(input.method === 'GET' ? {} : { payload: JSON.stringify(values.body ?? {}) }),
+            });
+            const what = `${input.key} ${leaf.part}.${leaf.path.join('.')} ${hostile.kind}`;
+            expect(response.statusCode, `${what} → ${response.body.slice(0, 300)}`).toBeGreaterThanOrEqual(
+              400,
+            );
+            expect(response.statusCode, `${what} → ${response.body.slice(0, 300)}`).toBeLessThan(500);
+            const json = response.json();
+            expect(json.status, what).toBe('error');
+            expect(ERROR_CODES, what).toContain(json.code);
+            expect(typeof json.message, what).toBe('string');
+            expect(json.message.length, what).toBeGreaterThan(0);
+            const field = leaf.path.length > 0 ? leaf.path.join('.') : leaf.part;
+            if (hostile.kind === 'nul')
+              expect({ what, status: response.statusCode, message: json.message }).toEqual({
+                what,
+                status: 400,
+                message: TEXT_MESSAGES.nul(field),
+              });
+            if (hostile.kind === 'surrogate')
+              expect({ what, status: response.statusCode, message: json.message }).toEqual({
+                what,
+                status: 400,
+                message: TEXT_MESSAGES.surrogate(field),
+              });
+            // Over its limit: refused by the schema (400), the body limit (413), or for a path parameter
+            // longer than the router takes (100 characters), not routed at all (404 'No such call').
+            if (hostile.kind === 'long')
+              expect(leaf.part === 'params' ? [400, 404] : [400, 413], what).toContain(response.statusCode);
+            if (hostile.kind === 'date') expect(response.statusCode, what).toBe(400);
+          }),
+          { numRuns: 25 },
+        );
+        expect(await fingerprint(database), `${input.key} changed data`).toBe(before);
+      }
+      // Every kind was tried, on many routes.
+      for (const kind of ['nul', 'surrogate', 'date', 'long']) expect(tried[kind], kind).toBeGreaterThan(10);
+    });
+
+    it('refuses an impossible date on each call that takes one, with the field and the day named', async () => {
+      const before = await fingerprint(database);
+      const day = '2026-02-30';
+      const answers = await Promise.all([
+        app.inject({
+          method: 'POST',
+          url: '/api/downloadReports.php',
+          headers: { 'x-api-key': superadmin.token },
+          payload: { report: 'release', startdate: day, enddate: '2026-03-01' },
+        }),
+        app.inject({
+          method: 'GET',
+          url: `/api/v2/reports/export?report=release&startdate=2026-01-01&enddate=${day}`,
+          headers: { 'x-api-key': superadmin.token },
+        }),
+        app.inject({
+          method: 'POST',
+          url: '/api/v2/audit/search',
+          headers: { 'x-api-key': superadmin.token },
+          payload: { from: day },
+        }),
+        app.inject({
+          method: 'GET',
+          url: `/api/v2/audit/export?to=${day}`,
+          headers: { 'x-api-key': superadmin.token },
+        }),
+      ]);
+      expect(answers.map((r) => [r.statusCode, r.json()])).toEqual([
+        [
+          400,
+          {
+            status: 'error',
+            code: 'VALIDATION_FAILED',
+            message: DATE_MESSAGES.notACalendarDay('startdate', day),
+          },
+        ],
+        [
+          400,
+          {
+            status: 'error',
+            code: 'VALIDATION_FAILED',
+            message: DATE_MESSAGES.notACalendarDay('enddate', day),
+          },
+        ],
+        [
+          400,
+          {
+            status: 'error',
+            code: 'VALIDATION_FAILED',
+            message: `Invalid from: ${day} is not a day on the calendar.`,
+          },
+        ],
+        [
+          400,
+          {
+            status: 'error',
+            code: 'VALIDATION_FAILED',
+            message: `Invalid to: ${day} is not a day on the calendar.`,
+          },
+        ],
+      ]);
+      expect(await fingerprint(database)).toBe(before);
+    });
+
+    it("answers '..' and other non-names of an uploaded file with 400 in the house shape, over a real socket", async () => {
+      // app.inject resolves dot segments like a browser; a raw HTTP client sends them as they are.
+      const listening = await buildTestApp(database);
+      try {
+        await listening.listen({ host: '127.0.0.1', port: 0 });
+        const { port } = listening.server.address() as AddressInfo;
+        const get = (path: string) =>
+          new Promise<{ status: number; body: string }>((resolve, reject) => {
+            const req = httpRequest(
+              { host: '127.0.0.1', port, path, headers: { 'x-api-key': superadmin.token } },
+              (res) => {
+                const chunks: Buffer[] = [];
+                res.on('data', (chunk: Buffer) => chunks.push(chunk));
+                res.on('end', () =>
+                  resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }),
+                );
+              },
+            );
+            req.on('error', reject);
+            req.end();
+          });
+        for (const [path, message] of [
+          ['/api/v2/uploads/lockfiles/..', 'Invalid file: must be the name of an uploaded file'],
+          ['/api/v2/uploads/lockfiles/.', 'Invalid file: must be the name of an uploaded file'],
+          ['/api/v2/uploads/lockfiles/.hidden', 'Invalid file: must be the name of an uploaded file'],
+          ['/api/v2/uploads/lockfiles/%2e%2e', 'Invalid file: must be the name of an uploaded file'],
+          [
+            '/api/v2/uploads/lockfiles/..%2f..%2fpgdata',
+            'Invalid file: must be the name of an uploaded file',
+          ],
+          ['/api/v2/uploads/../../etc/passwd', null],
+          ['/api/v2/uploads/lockfiles/a%00b.csv', TEXT_MESSAGES.nul('file')],
+          ['/api/v2/uploads/lockfiles/%ED%A0%80', BAD_URL_MESSAGE],
+        ] as const) {
+          const answer = await get(path);
+          expect(answer.status, path).toBeGreaterThanOrEqual(400);
+          expect(answer.status, path).toBeLessThan(500);
+          const json = JSON.parse(answer.body);
+          expect(json.status, path).toBe('error');
+          expect(ERROR_CODES, path).toContain(json.code);
+          if (message)
+            expect({ path, status: answer.status, message: json.message }).toEqual({
+              path,
+              status: 400,
+              message,
+            });
+        }
+      } finally {
+        await listening.close();
+      }
+    });
+  },
+);

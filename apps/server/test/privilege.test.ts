@@ -3,13 +3,19 @@
  * credential; a retailer user cannot reach another retailer's device; keys are rate-limited without
  * dropping an accepted command; two racing commands on one IMEI end in one well-defined state.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Session } from '@lendlock/contract';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { ROUTE_POLICIES } from '../src/authz/policies';
 import { sha256Hex } from '../src/lib/secrets';
+import { FINANCED_MESSAGES } from '../src/modules/devices/financed';
 import { databaseKinds, openTestDatabase, type TestDatabase } from './db';
 import { type DeviceServer, randomProfile, startDeviceServer, TEST_ENROLLMENT_SECRET } from './devices';
-import { buildUser, loginAs } from './factories';
+import { buildKey, buildUser, loginAs } from './factories';
+import { imeiCsv, multipart } from './multipart';
 
 describe.each(databaseKinds())('privilege and secrets on %s', (kind) => {
   let database: TestDatabase;
@@ -41,9 +47,7 @@ describe.each(databaseKinds())('privilege and secrets on %s', (kind) => {
 
   it('never answers with a password hash, key hash, reset token or device credential', async () => {
     const device = await register();
-    const key = (
-      await call(superadmin.token, 'POST', '/keyapi/generate_key.php', { key_name: 'leak check' })
-    ).json().key as string;
+    const { key } = await buildKey(server.app, database, { userlevel: 'SUPERADMIN' }, 'leak check');
     await call(key, 'POST', '/api/locknotification.php', { imei: device.imei, action: 'lock' });
     const user = await buildUser(database);
     await server.app.inject({
@@ -137,9 +141,7 @@ describe.each(databaseKinds())('privilege and secrets on %s', (kind) => {
 
   it('rate-limits an integrator key with 429 and Retry-After; every accepted command is stored', async () => {
     const device = await register();
-    const admin = await loginAs(server.app, await buildUser(database, { userlevel: 'ADMIN' }));
-    const key = (await call(admin.token, 'POST', '/keyapi/generate_key.php', { key_name: 'burst' })).json()
-      .key as string;
+    const { key, session: admin } = await buildKey(server.app, database, { userlevel: 'ADMIN' }, 'burst');
     const responses = await Promise.all(
       Array.from({ length: 40 }, (_, i) =>
         call(key, 'POST', '/api/locknotification.php', {
@@ -204,5 +206,307 @@ describe.each(databaseKinds())('privilege and secrets on %s', (kind) => {
       status: 'INACTIVE',
     });
     expect((await call(session.token, 'GET', '/api/homeData.php')).statusCode).toBe(401);
+  });
+});
+
+/**
+ * Retailer scope on every `/api/v2/` call: a user with a retailer phone, at each level, reaches only
+ * the devices that retailer registered (and the data about them). Another retailer's device, command,
+ * batch, upload, report row or audit row is not found, or the answer is empty, and nothing changes.
+ */
+describe.each(databaseKinds())('retailer scope on every /api/v2/ call on %s', (kind) => {
+  const OURS = '9444444444';
+  const THEIRS = '9333333333';
+  let database: TestDatabase;
+  let server: DeviceServer;
+  let dataDir: string;
+  let superadmin: Session;
+  /** Retailer OURS at each level; USER with every screen this suite calls. */
+  let rUser: Session;
+  let rAdmin: Session;
+  let rSuper: Session;
+  /** A device of each retailer, registered over HTTP (offline: their commands stay QUEUED). */
+  let ours: string;
+  let theirs: string;
+  /** A QUEUED command on their device, a batch of a non-retailer USER, the file it uploaded. */
+  let theirCommand: string;
+  let theirBatch: number;
+  let theirFile: string;
+  let theirRequest: number;
+
+  const call = (token: string, method: 'GET' | 'POST', url: string, payload?: object) =>
+    server.app.inject({ method, url, headers: { 'x-api-key': token }, ...(payload ? { payload } : {}) });
+  /** What a call could change: devices, commands, batches, the financed list, requests, uploads. */
+  const state = async () => {
+    const row = await sql<{ s: string }>`SELECT concat_ws('/',
+      (SELECT md5(string_agg(d::text, '|' ORDER BY d.imei1)) FROM devices d),
+      (SELECT md5(string_agg(c::text, '|' ORDER BY c.id)) FROM commands c),
+      (SELECT md5(string_agg(b::text, '|' ORDER BY b.id)) FROM (SELECT id, status, paused, last_imei, user_id FROM batches) b),
+      (SELECT count(*) FROM financed_imeis),
+      (SELECT md5(string_agg(r::text, '|' ORDER BY r.id)) FROM reregistration_requests r)) AS s`.execute(
+      database.db,
+    );
+    return row.rows[0]?.s;
+  };
+  const register = async (retailer: string) => {
+    const profile = randomProfile({ retailer_phone: retailer });
+    const response = await server.app.inject({
+      method: 'POST',
+      url: '/device/v1/register',
+      headers: { 'x-enrollment-secret': TEST_ENROLLMENT_SECRET },
+      payload: profile,
+    });
+    expect(response.statusCode).toBe(200);
+    return profile.imei1;
+  };
+
+  beforeAll(async () => {
+    database = await openTestDatabase(kind);
+    dataDir = mkdtempSync(join(tmpdir(), 'lendlock-scope-'));
+    server = await startDeviceServer(database, 'embedded', { dataDir });
+    superadmin = await loginAs(server.app, await buildUser(database, { userlevel: 'SUPERADMIN' }));
+    const screens = ['deviceDetails', 'auditReport', 'reports', 'lockDevice'];
+    rUser = await loginAs(
+      server.app,
+      await buildUser(database, { retailerPhone: OURS, permissions: screens }),
+    );
+    rAdmin = await loginAs(
+      server.app,
+      await buildUser(database, { retailerPhone: OURS, userlevel: 'ADMIN' }),
+    );
+    rSuper = await loginAs(
+      server.app,
+      await buildUser(database, { retailerPhone: OURS, userlevel: 'SUPERADMIN' }),
+    );
+    ours = await register(OURS);
+    theirs = await register(THEIRS);
+    await register(THEIRS);
+    // A batch on their devices by a USER without a retailer (its rows name their IMEIs).
+    const owner = await loginAs(server.app, await buildUser(database, { permissions: ['lockDevice'] }));
+    const body = multipart({}, { name: 'theirs.csv', type: 'text/csv', content: imeiCsv([theirs]) });
+    const uploaded = await server.app.inject({
+      method: 'POST',
+      url: '/api/bulkLockCopy.php',
+      headers: { ...body.headers, 'x-api-key': owner.token },
+      payload: body.payload,
+    });
+    theirBatch = uploaded.json().batchId;
+    await vi.waitFor(
+      async () =>
+        expect(
+          (await call(superadmin.token, 'POST', '/api/v2/batch/progress', { batchId: theirBatch })).json(),
+        ).toMatchObject({ batch: { isComplete: 'complete' } }),
+      { timeout: 20_000 },
+    );
+    const batch = await database.db
+      .selectFrom('batches')
+      .select('stored_file')
+      .where('id', '=', theirBatch)
+      .executeTakeFirstOrThrow();
+    theirFile = batch.stored_file ?? '';
+    // After the batch, so that its LOCK does not supersede this one: it stays QUEUED (their device is offline).
+    theirCommand = (
+      await call(superadmin.token, 'POST', '/api/locknotification.php', { imei: theirs, action: 'lock' })
+    ).json().transactionId;
+    await call(superadmin.token, 'POST', '/api/locknotification.php', { imei: ours, action: 'lock' });
+    // A refused re-registration of their device, waiting for an operator.
+    const request = await database.db
+      .insertInto('reregistration_requests')
+      .values({ imei1: theirs, profile: JSON.stringify({ brand: 'Evil' }), address: '203.0.113.9' })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    theirRequest = Number(request.id);
+  });
+  afterAll(async () => {
+    await server?.close();
+    await database?.close();
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('POST /api/v2/deviceIdentity: their device is not found', async () => {
+    const before = await state();
+    for (const session of [rUser, rAdmin, rSuper]) {
+      const response = await call(session.token, 'POST', '/api/v2/deviceIdentity', { imei: theirs });
+      expect([response.statusCode, response.json().message]).toEqual([404, 'No results found']);
+    }
+    expect((await call(rUser.token, 'POST', '/api/v2/deviceIdentity', { imei: ours })).statusCode).toBe(200);
+    expect(await state()).toBe(before);
+  });
+
+  it('POST /api/v2/reregistration/decide: their device’s request is not found and stays pending', async () => {
+    const before = await state();
+    for (const session of [rAdmin, rSuper]) {
+      for (const decision of ['approve', 'reject'] as const) {
+        const response = await call(session.token, 'POST', '/api/v2/reregistration/decide', {
+          id: theirRequest,
+          decision,
+        });
+        expect([response.statusCode, response.json().message]).toEqual([404, 'No results found']);
+      }
+    }
+    expect(await state()).toBe(before);
+  });
+
+  it('GET /api/v2/dashboard: counts only the retailer’s devices, registrations and commands', async () => {
+    const mine = (await call(rUser.token, 'GET', '/api/v2/dashboard')).json();
+    const all = (await call(superadmin.token, 'GET', '/api/v2/dashboard')).json();
+    const sum = (rows: { count: number }[]) => rows.reduce((n, r) => n + r.count, 0);
+    expect(all.devicesTotal).toBe(3);
+    expect(sum(all.registrationsPerDay)).toBe(3);
+    for (const session of [rUser, rAdmin, rSuper]) {
+      const scoped =
+        session === rUser ? mine : (await call(session.token, 'GET', '/api/v2/dashboard')).json();
+      expect(scoped.devicesTotal).toBe(1);
+      expect(scoped.devicesOnline).toBe(0);
+      expect(sum(scoped.registrationsPerDay)).toBe(1);
+      // Only the LOCK on their own device: none of the other retailer's commands (the batch's, the single).
+      expect(scoped.commandsByStatus).toEqual([{ status: 'QUEUED', count: 1 }]);
+    }
+    expect(sum(all.commandsByStatus)).toBe(3);
+  });
+
+  it('POST /api/v2/pendingCommands: their device has none to show', async () => {
+    for (const session of [rUser, rAdmin, rSuper])
+      expect(
+        (await call(session.token, 'POST', '/api/v2/pendingCommands', { imei: theirs })).json().items,
+      ).toEqual([]);
+    expect(
+      (await call(rUser.token, 'POST', '/api/v2/pendingCommands', { imei: ours })).json().items,
+    ).toHaveLength(1);
+  });
+
+  it('POST /api/v2/cancelCommand: their QUEUED command is not found and stays QUEUED', async () => {
+    const before = await state();
+    for (const session of [rUser, rAdmin, rSuper]) {
+      const response = await call(session.token, 'POST', '/api/v2/cancelCommand', {
+        transactionId: theirCommand,
+      });
+      expect(response.statusCode).toBe(404);
+    }
+    expect(await state()).toBe(before);
+    const row = await database.db
+      .selectFrom('commands')
+      .select('status')
+      .where('transaction_id', '=', theirCommand)
+      .executeTakeFirstOrThrow();
+    expect(row.status).toBe('QUEUED');
+  });
+
+  it('POST /api/v2/commandStatus: their command is not found', async () => {
+    for (const session of [rUser, rAdmin, rSuper]) {
+      const response = await call(session.token, 'POST', '/api/v2/commandStatus', {
+        transactionId: theirCommand,
+      });
+      expect(response.statusCode).toBe(404);
+    }
+  });
+
+  it('POST /api/v2/financedImeis and /upload: a retailer user cannot change the lender’s list', async () => {
+    const before = await state();
+    for (const session of [rAdmin, rSuper]) {
+      const json = await call(session.token, 'POST', '/api/v2/financedImeis', { imeis: [theirs] });
+      expect([json.statusCode, json.json().message]).toEqual([403, FINANCED_MESSAGES.retailer]);
+      const body = multipart({}, { name: 'f.csv', type: 'text/csv', content: `imei1\n${theirs}\n` });
+      const file = await server.app.inject({
+        method: 'POST',
+        url: '/api/v2/financedImeis/upload',
+        headers: { ...body.headers, 'x-api-key': session.token },
+        payload: body.payload,
+      });
+      expect([file.statusCode, file.json().message]).toEqual([403, FINANCED_MESSAGES.retailer]);
+    }
+    expect(await state()).toBe(before);
+  });
+
+  it('the batch calls: a retailer USER reaches no batch of another user', async () => {
+    const before = await state();
+    for (const path of [
+      'batchStatus',
+      'batch/progress',
+      'batch/results',
+      'batch/pause',
+      'batch/resume',
+      'batch/cancel',
+    ]) {
+      const response = await call(rUser.token, 'POST', `/api/v2/${path}`, {
+        batchId: theirBatch,
+        ...(path === 'batch/results' ? { offset: 0, limit: 100 } : {}),
+      });
+      expect(response.statusCode, path).toBeGreaterThanOrEqual(403);
+      expect(response.statusCode, path).toBeLessThanOrEqual(404);
+      expect(response.body, path).not.toContain(theirs);
+    }
+    const current = await call(rUser.token, 'POST', '/api/v2/batch/current', { statusOf: 'lockfiles' });
+    expect(current.json()).toEqual({ status: 'success', batch: null });
+    expect(await state()).toBe(before);
+  });
+
+  it('GET /api/v2/reports/export: the retailer’s registrations only', async () => {
+    const day = new Date().toISOString().slice(0, 10);
+    const url = `/api/v2/reports/export?report=registration&startdate=${day}&enddate=${day}&match=ALL`;
+    expect((await call(superadmin.token, 'GET', url)).headers['x-total-rows']).toBe('3');
+    for (const session of [rUser, rAdmin, rSuper]) {
+      const response = await call(session.token, 'GET', url);
+      expect(response.statusCode).toBe(200);
+      expect(response.headers['x-total-rows']).toBe('1');
+    }
+    const history = `/api/v2/reports/export?report=setwallpaper&startdate=${day}&enddate=${day}&part=commands`;
+    expect((await call(rUser.token, 'GET', history)).headers['x-total-rows']).toBe('0');
+  });
+
+  it('GET /api/v2/uploads/:feature/:file: another user’s upload is not found', async () => {
+    expect((await call(superadmin.token, 'GET', `/api/v2/uploads/${theirFile}`)).statusCode).toBe(200);
+    for (const session of [rUser, rAdmin, rSuper]) {
+      const response = await call(session.token, 'GET', `/api/v2/uploads/${theirFile}`);
+      expect([response.statusCode, response.json().message]).toEqual([404, 'No such file']);
+    }
+  });
+
+  it('POST /api/v2/audit/search and GET /api/v2/audit/export: no row about their devices', async () => {
+    const all = (await call(superadmin.token, 'POST', '/api/v2/audit/search', { imei: theirs })).json();
+    expect(all.total).toBeGreaterThan(0);
+    const scoped = (await call(rSuper.token, 'POST', '/api/v2/audit/search', { imei: theirs })).json();
+    expect(scoped).toEqual({ status: 'success', items: [], total: 0 });
+    const everything = (await call(rSuper.token, 'POST', '/api/v2/audit/search', { limit: 10_000 })).json();
+    expect(everything.total).toBeGreaterThan(0);
+    for (const row of everything.items as { target: string | null; actor: string }[]) {
+      expect(row.target).not.toBe(theirs);
+      expect(JSON.stringify(row)).not.toContain(theirs);
+    }
+    const ourRows = (await call(rSuper.token, 'POST', '/api/v2/audit/search', { imei: ours })).json();
+    expect(ourRows.total).toBeGreaterThan(0);
+    const exported = await call(rSuper.token, 'GET', `/api/v2/audit/export?imei=${theirs}`);
+    expect(exported.statusCode).toBe(200);
+    expect(exported.headers['x-total-rows']).toBe('0');
+  });
+
+  it('covers every /api/v2/ call in the route table, or says why it holds no retailer data', () => {
+    const covered = new Set([
+      'POST /api/v2/deviceIdentity',
+      'POST /api/v2/reregistration/decide',
+      'GET /api/v2/dashboard',
+      'POST /api/v2/pendingCommands',
+      'POST /api/v2/cancelCommand',
+      'POST /api/v2/commandStatus',
+      'POST /api/v2/financedImeis',
+      'POST /api/v2/financedImeis/upload',
+      'POST /api/v2/batchStatus',
+      'POST /api/v2/batch/progress',
+      'POST /api/v2/batch/current',
+      'POST /api/v2/batch/results',
+      'POST /api/v2/batch/pause',
+      'POST /api/v2/batch/resume',
+      'POST /api/v2/batch/cancel',
+      'GET /api/v2/reports/export',
+      'GET /api/v2/uploads/:feature/:file',
+      'POST /api/v2/audit/search',
+      'GET /api/v2/audit/export',
+    ]);
+    /** Calls about no device: enrollment secrets (the lender's admission of agents), the caller's own MFA. */
+    const noDeviceData = /^(GET|POST) \/api\/v2\/(enrollmentSecrets|mfa)\b/;
+    const unexplained = Object.keys(ROUTE_POLICIES).filter(
+      (key) => key.includes(' /api/v2/') && !covered.has(key) && !noDeviceData.test(key),
+    );
+    expect(unexplained).toEqual([]);
   });
 });

@@ -113,6 +113,7 @@ describe.runIf(ready)('two instances on PostgreSQL and an external broker', () =
       BOOTSTRAP_SUPERADMIN_EMAIL: 'root@lendlock.com',
       BOOTSTRAP_SUPERADMIN_PASSWORD: 'scale-out-password',
       BATCH_WORKERS: '2',
+      MFA_REQUIRED_LEVELS: 'none', // the bootstrap SUPERADMIN signs in with its password alone
       COMMAND_RESEND_AFTER: '3s',
       DISPATCH_INTERVAL: '500ms',
     };

@@ -265,6 +265,21 @@ export const GRADES = [
 ] as const;
 
 export const DEVICE_ACTIONS = ['REBOOT', 'UPDATE'] as const;
+
+/**
+ * The screens whose permission covers a raw command (any one of them suffices): who may cancel it, or
+ * read and steer a batch of it. GREYAPP serves Disable App and Graded Disable App; the device actions
+ * belong to Device Action, a SUPERADMIN-only screen. Read from the table above, never restated.
+ */
+export function screensOfCommand(raw: string): ScreenName[] {
+  if ((DEVICE_ACTIONS as readonly string[]).includes(raw)) return ['deviceAction'];
+  return [...new Set(COMMAND_DEFINITIONS.filter((d) => d.raw === raw).map((d) => d.screen))];
+}
+
+/** A batch feature (spec §7 `statusOf`) → its command definition (Disable App's for `disableappfiles`). */
+export function commandForStatusOf(statusOf: string): CommandDefinition | undefined {
+  return COMMAND_DEFINITIONS.find((d) => d.statusOf === statusOf);
+}
 export const DEVICE_ACTION_SUCCESS = 'Device Action initiated successfully.';
 /** Spec §8: the dynamic action table's alert. */
 export const dynamicActionSuccess = (action: string) => `${action} App initiated successfully.`;

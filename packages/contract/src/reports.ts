@@ -3,6 +3,7 @@
  * spec §9. The server's downloadReports.php and exports and the console's tabs all read this table.
  */
 import { z } from 'zod';
+import { DATE_MESSAGES, hasDayShape, parseDay } from './dates';
 import type { RawCommand } from './device';
 import { MESSAGES } from './messages';
 
@@ -161,16 +162,20 @@ export function exportFileName(
   return `${report}-bulkUpload-${from}-${to}.xlsx`;
 }
 
-const DATE = /^\d{4}-\d{2}-\d{2}$/;
-
-/** Spec §5 Report: both dates required, the filter required on the registration tab, start ≤ end. */
+/**
+ * Spec §5 Report: both dates required, the filter required on the registration tab, start ≤ end. A date
+ * in the right shape that is not on the calendar (2026-02-30; only a hand-made request can send one) is
+ * named as such.
+ */
 export function validateReportForm(form: {
   report: string;
   startdate: string;
   enddate: string;
   match?: string | undefined;
 }): string | null {
-  if (!DATE.test(form.startdate) || !DATE.test(form.enddate)) return MESSAGES.reportDatesRequired;
+  if (!hasDayShape(form.startdate) || !hasDayShape(form.enddate)) return MESSAGES.reportDatesRequired;
+  for (const field of ['startdate', 'enddate'] as const)
+    if (!parseDay(form[field])) return DATE_MESSAGES.notACalendarDay(field, form[field]);
   if (reportTab(form.report)?.kind === 'registration' && !form.match) return MESSAGES.reportFilterRequired;
   if (form.startdate > form.enddate) return MESSAGES.endBeforeStart;
   return null;
@@ -210,6 +215,22 @@ export const downloadReportsResponseSchema = z.object({
   total_commanditems: z.number().int(),
   offset: z.number().int(),
   limit: z.number().int(),
+});
+
+/**
+ * The path of an uploaded file a history row links to: `/api/v2/uploads/<feature>/<file>`. Names as the
+ * server stores them: letters for the feature, and for the file letters, digits, `.`, `_`, `-`, never
+ * starting with a dot (so never `.` or `..`).
+ */
+export const uploadLinkParamsSchema = z.object({
+  feature: z
+    .string()
+    .max(64)
+    .regex(/^[A-Za-z]+$/, 'must be the name of a report feature'),
+  file: z
+    .string()
+    .max(255)
+    .regex(/^[A-Za-z0-9_-][A-Za-z0-9._-]*$/, 'must be the name of an uploaded file'),
 });
 
 export const reportExportQuerySchema = z.object({

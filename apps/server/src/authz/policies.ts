@@ -10,8 +10,11 @@ export type Credential = 'session' | 'key';
 export type Access =
   /** Anyone, signed in or not. */
   | { readonly kind: 'public' }
-  /** Any signed-in principal with one of the credentials. */
-  | { readonly kind: 'signedIn'; readonly credentials: readonly Credential[] }
+  /**
+   * Any signed-in principal with one of the credentials. `beforeMfa`: also a session whose level must set
+   * up two-factor authentication and has not yet (plugins/auth.ts refuses it every other route).
+   */
+  | { readonly kind: 'signedIn'; readonly credentials: readonly Credential[]; readonly beforeMfa?: true }
   /** ADMIN and SUPERADMIN, or a USER holding the permission named after the screen. */
   | {
       readonly kind: 'permission';
@@ -33,6 +36,12 @@ const SESSION: readonly Credential[] = ['session'];
 
 export const PUBLIC: Access = { kind: 'public' };
 export const signedIn = (credentials = ANY): Access => ({ kind: 'signedIn', credentials });
+/** A session's own sign-out and two-factor set-up, open to it before it has set up two-factor. */
+export const beforeMfa = (credentials = SESSION): Access => ({
+  kind: 'signedIn',
+  credentials,
+  beforeMfa: true,
+});
 export const permission = (name: ScreenName, credentials = ANY): Access => ({
   kind: 'permission',
   permission: name,
@@ -62,7 +71,15 @@ export const ROUTE_POLICIES: Readonly<Record<string, Access>> = {
   'GET /*': PUBLIC,
   // Sign-in and sessions (spec §7)
   'POST /api/login.php': PUBLIC,
-  'POST /api/logout.php': signedIn(SESSION),
+  'POST /api/logout.php': beforeMfa(SESSION),
+  // Two-factor authentication (modules/mfa): the second sign-in step, the account's own set-up, and
+  // User Management's list and reset (an ADMIN resets USERs, a SUPERADMIN anyone: checked in the service)
+  'POST /api/v2/mfa/verify': PUBLIC,
+  'GET /api/v2/mfa/status': beforeMfa(SESSION),
+  'POST /api/v2/mfa/enrol/start': beforeMfa(SESSION),
+  'POST /api/v2/mfa/enrol/confirm': beforeMfa(SESSION),
+  'GET /api/v2/mfa/users': admin(SESSION),
+  'POST /api/v2/mfa/reset': admin(SESSION),
   // User management (spec §7; ADMIN and SUPERADMIN, console sessions only)
   'GET /api/getUsers.php': admin(SESSION),
   'GET /api/getPermissions.php': admin(SESSION),
@@ -88,6 +105,7 @@ export const ROUTE_POLICIES: Readonly<Record<string, Access>> = {
   'POST /api/auditReportByImei.php': permission('auditReport'),
   'POST /api/getAppVersionDevices.php': permission('appversion'),
   'POST /api/v2/pendingCommands': permission('deviceDetails'),
+  // …and the cancelled command's own screen, at a level at least its issuer's (authz/authority.ts)
   'POST /api/v2/cancelCommand': permission('deviceDetails'),
   'POST /api/v2/financedImeis': admin(),
   'POST /api/v2/financedImeis/upload': admin(),
@@ -119,8 +137,9 @@ export const ROUTE_POLICIES: Readonly<Record<string, Access>> = {
     ].map((script) => [`POST /api/${script}.php`, command()]),
   ),
   'POST /api/getimeidetails.php': command(),
-  'POST /api/updateStatusOnServer.php': signedIn(),
+  'POST /api/updateStatusOnServer.php': command(), // the permission of its statusOf's screen
   'PUT /api/updateCommandOnServer.php': command(),
+  // A batch's owner or a higher level, with its command's permission (authz/authority.ts)
   'POST /api/v2/batch/progress': signedIn(),
   'POST /api/v2/batch/current': signedIn(),
   'POST /api/v2/batch/results': signedIn(),

@@ -4,6 +4,7 @@ import type {
   CommandOptions,
   CommandStatus,
   DeviceState,
+  KeyDeactivationReason,
   KeyStatus,
   RawCommand,
   UserLevel,
@@ -56,6 +57,11 @@ export interface ApiKeysTable {
   user_id: number;
   created_at: CreatedAt;
   last_used_at: Date | null;
+  /** 0014: who switched the key off, the lowest level that may switch it on again, and why. */
+  deactivated_at: Date | null;
+  deactivated_by: number | null;
+  deactivated_by_level: UserLevel | null;
+  deactivated_reason: KeyDeactivationReason | null;
 }
 
 export interface PasswordResetsTable {
@@ -71,6 +77,59 @@ export interface LoginThrottleTable {
   key: string;
   window_start: Date;
   failures: number;
+}
+
+/** 0012: a network (IPv4 /24, IPv6 /64) a user signed in from, hashed with the user id (ADR 0008). */
+export interface LoginKnownNetworksTable {
+  user_id: number;
+  network_hash: string;
+  first_seen_at: CreatedAt;
+  last_seen_at: Generated<Date>;
+}
+
+/** 0012: outgoing mail, sent by the outbox worker with retries until `give_up_at`. */
+export interface MailOutboxTable {
+  id: Generated<number>;
+  kind: string;
+  recipient: string;
+  subject: string;
+  /** Cleared once sent or given up: a reset link must not outlive its use. */
+  body: string | null;
+  created_at: CreatedAt;
+  give_up_at: Date;
+  attempts: Generated<number>;
+  next_attempt_at: Generated<Date>;
+  last_error: string | null;
+  sent_at: Date | null;
+  failed_at: Date | null;
+}
+
+/** 0013: an account's TOTP secret (sealed), confirmed once a code proved it; the last step used. */
+export interface UserMfaTable {
+  user_id: number;
+  secret: string;
+  created_at: CreatedAt;
+  confirmed_at: Date | null;
+  last_used_step: number | null;
+}
+
+/** 0013: single-use recovery codes, stored as SHA-256. */
+export interface MfaRecoveryCodesTable {
+  id: Generated<number>;
+  user_id: number;
+  code_hash: string;
+  created_at: CreatedAt;
+  used_at: Date | null;
+}
+
+/** 0013: the second sign-in step (`mfaToken`, stored as SHA-256). */
+export interface MfaChallengesTable {
+  token_hash: string;
+  user_id: number;
+  client: 'console' | 'superadmin';
+  created_at: CreatedAt;
+  expires_at: Date;
+  used_at: Date | null;
 }
 
 export interface SettingsTable {
@@ -258,6 +317,10 @@ export interface BatchesTable {
   lease_until: Date | null;
   started_at: Date | null;
   last_seq: ColumnType<number, number | undefined, number>;
+  /** Why the server paused it on its own (owner disabled, key deactivated); null otherwise (0011). */
+  paused_reason: string | null;
+  /** When the uploads sweep deleted its file after UPLOAD_RETENTION (0015). */
+  file_removed_at: Date | null;
 }
 
 /** A processed row of a batch, written once with its result (with its command, in one transaction). */
@@ -307,6 +370,11 @@ export interface DB {
   sessions: SessionsTable;
   api_keys: ApiKeysTable;
   login_throttle: LoginThrottleTable;
+  user_mfa: UserMfaTable;
+  mfa_recovery_codes: MfaRecoveryCodesTable;
+  mfa_challenges: MfaChallengesTable;
+  login_known_networks: LoginKnownNetworksTable;
+  mail_outbox: MailOutboxTable;
   password_resets: PasswordResetsTable;
   financed_imeis: FinancedImeisTable;
   devices: DevicesTable;

@@ -9,3 +9,21 @@ export function parseDuration(value: string): number | null {
   const ms = Math.round(amount * unit);
   return ms > 0 ? ms : null;
 }
+
+const NAMES: [number, string][] = [
+  [86_400_000, 'day'],
+  [3_600_000, 'hour'],
+  [60_000, 'minute'],
+  [1000, 'second'],
+];
+
+/** A duration as people say it: 90 days, 1 hour, 30 minutes, 1500 ms (the largest unit that divides it). */
+export function formatDuration(ms: number): string {
+  for (const [size, name] of NAMES) {
+    if (ms >= size && ms % size === 0) {
+      const n = ms / size;
+      return `${n} ${name}${n === 1 ? '' : 's'}`;
+    }
+  }
+  return `${ms} ms`;
+}

@@ -2,13 +2,20 @@
  * Authentication (`X-API-Key`: a console session token or an integrator API key) and authorization
  * by the route permission table. Every route must be in the table, or the app does not build.
  */
-import { MESSAGES, passesEveryPermission, type ScreenName, type UserLevel } from '@lendlock/contract';
+import {
+  MESSAGES,
+  MFA_MESSAGES,
+  passesEveryPermission,
+  type ScreenName,
+  type UserLevel,
+} from '@lendlock/contract';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import { type Access, policyKey, ROUTE_POLICIES } from '../authz/policies';
 import type { DB } from '../db/types';
 import { findPrincipalByKey, findPrincipalBySession } from '../modules/auth/repository';
 import { touchKey } from '../modules/keys/repository';
+import { hasConfirmedMfa } from '../modules/mfa/repository';
 import { AUTHORIZATION_FAILED } from './envelope';
 import { AppError, forbidden } from './errors';
 
@@ -66,6 +73,8 @@ export function registerAuth(
   app: FastifyInstance,
   db: Kysely<DB>,
   policies: Readonly<Record<string, Access>> = ROUTE_POLICIES,
+  /** MFA_REQUIRED_LEVELS: their sessions reach only `beforeMfa` routes until two-factor is set up. */
+  mfaRequiredLevels: readonly UserLevel[] = [],
 ): void {
   app.decorateRequest('principal', null);
 
@@ -87,6 +96,17 @@ export function registerAuth(
     const principal = token ? await authenticate(db, token) : null;
     if (!principal || !access.credentials.includes(principal.credential)) {
       throw new AppError(401, 'UNAUTHENTICATED', AUTHORIZATION_FAILED);
+    }
+    // A session that signed in with its password only and must set up two-factor authentication: it can
+    // set it up and sign out, nothing else. Checked on every request, so a reset or a level now requiring
+    // MFA binds sessions already open. Integrator keys are credentials of their own and are not concerned.
+    if (
+      principal.credential === 'session' &&
+      mfaRequiredLevels.includes(principal.userlevel) &&
+      !(access.kind === 'signedIn' && access.beforeMfa) &&
+      !(await hasConfirmedMfa(db, principal.userId))
+    ) {
+      throw new AppError(403, 'MFA_ENROLMENT_REQUIRED', MFA_MESSAGES.enrolmentRequired);
     }
     if (!allows(access, principal)) throw forbidden(MESSAGES.unauthorised);
     // A key's last use is recorded only for a call it was allowed to make.

@@ -95,6 +95,21 @@ function classify(error: FastifyError | AppError): Reply {
   return { statusCode: 500, code: 'INTERNAL', message: INTERNAL_MESSAGE };
 }
 
+export const BAD_URL_MESSAGE = 'The address is not valid: a part of it is wrongly encoded.';
+
+/**
+ * Fastify's `frameworkErrors`: failures before routing (a path with a broken percent-encoding) are
+ * answered by Fastify itself, in its own shape, unless handed here. They leave in the house shape too.
+ */
+export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  const out: Reply =
+    error.code === 'FST_ERR_BAD_URL'
+      ? { statusCode: 400, code: 'VALIDATION_FAILED', message: BAD_URL_MESSAGE }
+      : classify(error);
+  request.log.info({ code: out.code, statusCode: out.statusCode }, out.message);
+  void reply.status(out.statusCode).send({ status: 'error', code: out.code, message: out.message });
+}
+
 export function registerErrorHandling(
   app: FastifyInstance,
   fallback: (request: FastifyRequest, reply: FastifyReply) => FastifyReply | null = () => null,

@@ -1,6 +1,7 @@
 /**
- * Outgoing mail: nodemailer over SMTP_URL, or, without it, an .eml file per message in DATA_DIR/outbox/
- * (the embedded default, for development and demos).
+ * The mail transport: nodemailer over SMTP_URL, or, without it, an .eml file per message in
+ * DATA_DIR/outbox/ (the embedded default, for development and demos). Nothing calls it directly but the
+ * mail outbox worker (modules/mail/outbox.ts), which retries what it fails to send.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -26,7 +27,14 @@ export function createMailer(options: {
   outboxDir: string;
 }): Mailer {
   if (options.smtpUrl) {
-    const transport = nodemailer.createTransport(options.smtpUrl);
+    // Bounded waits, so that one send ends well within the outbox worker's lease on the mail (5 min)
+    // instead of nodemailer's default of 10 minutes of socket silence.
+    const transport = nodemailer.createTransport({
+      url: options.smtpUrl,
+      connectionTimeout: 30_000,
+      greetingTimeout: 30_000,
+      socketTimeout: 60_000,
+    });
     return {
       kind: 'smtp',
       async send(mail) {

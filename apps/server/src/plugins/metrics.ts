@@ -2,18 +2,22 @@
  * Prometheus metrics at GET /metrics (issue 8: the figures to watch in production): HTTP request counts
  * and latencies per route, device acknowledgements by status, and, read from the database at scrape
  * time through partial indexes, pending commands, running batches and the rows they have left, devices
- * online, and the latency from issue to the device's acknowledgement over the last five minutes.
+ * online, and the latency from issue to the device's acknowledgement over the last five minutes; mail
+ * waiting in the outbox and mail given up (ADR 0008: a mail that cannot be sent is never silent).
  * Each app has its own registry (no module-level state).
  */
 import type { FastifyInstance } from 'fastify';
 import { type Kysely, sql } from 'kysely';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { DB } from '../db/types';
+import { countPendingMail } from '../modules/mail/repository';
 import { AppError } from './errors';
 
 export interface Metrics {
   registry: Registry;
   acks: Counter<'status'>;
+  /** Mail given up by this instance's outbox worker, by kind. */
+  mailFailed: Counter<'kind'>;
 }
 
 export function registerMetrics(app: FastifyInstance, db: Kysely<DB>, token: string | undefined): Metrics {
@@ -61,6 +65,22 @@ export function registerMetrics(app: FastifyInstance, db: Kysely<DB>, token: str
       this.set({ what: 'rows' }, Number(row.rows[0]?.rows ?? 0));
     },
   });
+  const mailFailed = new Counter({
+    name: 'lendlock_mail_failed_total',
+    help: 'Mail given up by this instance: refused for good, or not sent before its deadline',
+    labelNames: ['kind'],
+    registers: [registry],
+  });
+  // Present at 0 from the start, so that an alert on its increase sees the first failure.
+  mailFailed.inc({ kind: 'password_reset' }, 0);
+  new Gauge({
+    name: 'lendlock_mail_outbox_pending',
+    help: 'Mail in the outbox not sent yet nor given up (waiting, being sent, or waiting for a retry)',
+    registers: [registry],
+    async collect() {
+      this.set(await countPendingMail(db));
+    },
+  });
   new Gauge({
     name: 'lendlock_devices_online',
     help: 'Devices connected to the broker',
@@ -102,5 +122,5 @@ export function registerMetrics(app: FastifyInstance, db: Kysely<DB>, token: str
     }
     return reply.header('content-type', registry.contentType).send(await registry.metrics());
   });
-  return { registry, acks };
+  return { registry, acks, mailFailed };
 }

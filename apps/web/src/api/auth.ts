@@ -1,23 +1,24 @@
 /** Sign-in calls (spec §7): `login.php` and `logout.php`. */
 import {
   LOGIN_CLIENT_HEADER,
+  type LoginAnswer,
   type LoginRequest,
+  loginAnswerSchema,
   type loginClientSchema,
-  type Session,
-  sessionSchema,
 } from '@lendlock/contract';
 import type { ApiClient } from './client';
 
 /** Which sign-in screen is used: `/superadmin/login` admits SUPERADMIN accounts only. */
 export type LoginClient = ReturnType<typeof loginClientSchema.parse>;
 
-export function login(api: ApiClient, form: LoginRequest, client: LoginClient): Promise<Session> {
+/** The session, or the second step of an account with two-factor authentication on (`mfa_required`). */
+export function login(api: ApiClient, form: LoginRequest, client: LoginClient): Promise<LoginAnswer> {
   return api.call('login', {
     method: 'POST',
     body: form,
     auth: false,
     headers: client === 'superadmin' ? { [LOGIN_CLIENT_HEADER]: 'superadmin' } : {},
-    parse: (body) => sessionSchema.parse(body),
+    parse: (body) => loginAnswerSchema.parse(body),
   });
 }
 

@@ -66,6 +66,7 @@ const progress: BatchProgress = {
   startedAt: null,
   completedAt: null,
   elapsedMs: 0,
+  pausedReason: null,
 };
 
 const result = (sno: number): BatchResult => ({

@@ -21,6 +21,10 @@ const key = {
   user_id: 2,
   owner_email: 'admin@lendlock.com',
   last_used_at: null,
+  deactivated_at: null,
+  deactivated_by: null,
+  deactivated_by_level: null,
+  deactivated_reason: null,
 };
 
 describe('keys api', () => {
@@ -30,16 +34,16 @@ describe('keys api', () => {
     expect(calls[0]).toMatchObject({ script: 'keymanagement/view_keys', options: { base: 'keyApi' } });
   });
 
-  it('generates a key with its name only (the server takes the signed-in user) and returns it once', async () => {
+  it('generates a key with its name and the password typed again (the server takes the signed-in user)', async () => {
     const { api, calls } = fakeApi({ status: 'success', message: 'generated', key: 'llk_secret', id: 9 });
-    await expect(generateKey(api, 'billing')).resolves.toEqual({
+    await expect(generateKey(api, { keyName: 'billing', password: 'Secret#123' })).resolves.toEqual({
       message: 'generated',
       key: 'llk_secret',
       id: 9,
     });
     expect(calls[0]).toMatchObject({
       script: 'generate_key',
-      options: { base: 'keyApi', method: 'POST', body: { key_name: 'billing' } },
+      options: { base: 'keyApi', method: 'POST', body: { key_name: 'billing', password: 'Secret#123' } },
     });
   });
 

@@ -36,12 +36,18 @@ export interface GeneratedKey {
   id: number;
 }
 
-/** Creates a key for the signed-in user (the server takes `user_id` from the session when omitted). */
-export async function generateKey(api: ApiClient, keyName: string): Promise<GeneratedKey> {
+/**
+ * Creates a key for the signed-in user (the server takes `user_id` from the session when omitted), who
+ * types the password again: a wrong one is refused with the server's message and creates nothing.
+ */
+export async function generateKey(
+  api: ApiClient,
+  request: { keyName: string; password: string },
+): Promise<GeneratedKey> {
   const reply = await api.call('generate_key', {
     base,
     method: 'POST',
-    body: { key_name: keyName },
+    body: { key_name: request.keyName, password: request.password },
     parse: (body) => generateKeyResponseSchema.parse(body),
   });
   return { message: reply.message, key: reply.key, id: reply.id };

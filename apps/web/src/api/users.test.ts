@@ -80,9 +80,17 @@ describe('users api', () => {
     const { api, calls } = fakeApi({ status: 'success', message: 'ok' });
     await updateUserStatus(api, { email: 'a@lendlock.com', status: 'INACTIVE' });
     await forceLogout(api, 'a@lendlock.com');
+    await forceLogout(api, 'a@lendlock.com', { deactivateKeys: false });
     expect(calls.map((call) => [call.script, call.options.method, call.options.body])).toEqual([
       ['updateUserStatus', 'POST', { email: 'a@lendlock.com', status: 'INACTIVE' }],
       ['updateLoginStatus', 'POST', { email: 'a@lendlock.com' }],
+      ['updateLoginStatus', 'POST', { email: 'a@lendlock.com' }],
     ]);
+  });
+
+  it('a forced logout that also switches the keys off adds deactivateKeys: true', async () => {
+    const { api, calls } = fakeApi({ status: 'success', message: 'ok' });
+    await forceLogout(api, 'a@lendlock.com', { deactivateKeys: true });
+    expect(calls[0]?.options.body).toEqual({ email: 'a@lendlock.com', deactivateKeys: true });
   });
 });

@@ -59,7 +59,15 @@ export function updateUserStatus(
   return api.call('updateUserStatus', { method: 'POST', body: change, parse: parseSuccess });
 }
 
-/** Forced logout: ends every session of the user at once (their login status becomes LOGOUT). */
-export function forceLogout(api: ApiClient, email: string): Promise<StatusMessage> {
-  return api.call('updateLoginStatus', { method: 'POST', body: { email }, parse: parseSuccess });
+/**
+ * Forced logout: ends every session of the user at once (their login status becomes LOGOUT); with
+ * `deactivateKeys` their API keys are switched off too. Without it the body is the spec's `{email}`.
+ */
+export function forceLogout(
+  api: ApiClient,
+  email: string,
+  options: { deactivateKeys?: boolean } = {},
+): Promise<StatusMessage> {
+  const body = options.deactivateKeys ? { email, deactivateKeys: true } : { email };
+  return api.call('updateLoginStatus', { method: 'POST', body, parse: parseSuccess });
 }

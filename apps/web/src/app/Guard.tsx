@@ -1,6 +1,7 @@
-import type { Screen } from '@lendlock/contract';
+import { type Screen, SUPERADMIN_PREFIX } from '@lendlock/contract';
 import type { ReactNode } from 'react';
 import { Navigate } from 'react-router';
+import { TWO_FACTOR_PATH } from '../pages/Auth/TwoFactor/paths';
 import { UnauthorisedPage } from '../pages/Errors/Unauthorised/UnauthorisedPage';
 import { decideAccess } from './guards';
 import { useSession } from './session/useSession';
@@ -16,6 +17,10 @@ export function Guard({
   children: ReactNode;
 }) {
   const session = useSession();
+  // A session that must set up two-factor authentication first (the server refuses it everything else).
+  if (session?.mfa_enrolment_required) {
+    return <Navigate to={TWO_FACTOR_PATH} replace state={{ next: superadmin ? SUPERADMIN_PREFIX : '/' }} />;
+  }
   switch (decideAccess(session, screen, superadmin)) {
     case 'login':
       return <Navigate to="/login" replace />;

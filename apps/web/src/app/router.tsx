@@ -7,6 +7,7 @@ import { SCREENS, type Screen, SUPERADMIN_PREFIX, screenByName } from '@lendlock
 import { lazy, type ReactNode, Suspense } from 'react';
 import { createBrowserRouter, Navigate, type RouteObject } from 'react-router';
 import LoginPage from '../pages/Auth/Login/LoginPage';
+import { TWO_FACTOR_PATH } from '../pages/Auth/TwoFactor/paths';
 import { Guard } from './Guard';
 import { PageLoader } from './PageLoader';
 import { ScreenRoute } from './ScreenRoute';
@@ -14,6 +15,7 @@ import { ScreenRoute } from './ScreenRoute';
 const Shell = lazy(() => import('./layout/Shell'));
 const ForgotPasswordPage = lazy(() => import('../pages/Auth/ForgotPassword/ForgotPasswordPage'));
 const ResetPasswordPage = lazy(() => import('../pages/Auth/ResetPassword/ResetPasswordPage'));
+const TwoFactorPage = lazy(() => import('../pages/Auth/TwoFactor/TwoFactorPage'));
 
 const suspended = (node: ReactNode) => <Suspense fallback={<PageLoader />}>{node}</Suspense>;
 
@@ -47,6 +49,8 @@ export const appRoutes: RouteObject[] = [
   { path: '/forgotPassword', element: suspended(<ForgotPasswordPage />) },
   { path: '/resetPassword/:token', element: suspended(<ResetPasswordPage />) },
   { path: '/resetPassword', element: suspended(<ResetPasswordPage />) },
+  // Two-factor set-up: outside the layout, which an account that must set it up may not enter yet.
+  { path: TWO_FACTOR_PATH, element: suspended(<TwoFactorPage />) },
   layoutRoute(false),
   layoutRoute(true),
   { path: '*', element: <Navigate to="/" replace /> },

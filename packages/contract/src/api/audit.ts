@@ -1,6 +1,5 @@
 import { z } from 'zod';
-
-const DATE = /^\d{4}-\d{2}-\d{2}$/;
+import { isoDaySchema } from '../dates';
 
 /** The SUPERADMIN's search of the append-only audit log (issue 9). Dates are UTC days. */
 export const auditSearchSchema = z.object({
@@ -8,8 +7,8 @@ export const auditSearchSchema = z.object({
   user: z.string().trim().max(254).optional(),
   /** The start of the action, e.g. `key.` or `command.LOCK`. */
   action: z.string().trim().max(64).optional(),
-  from: z.string().regex(DATE).optional(),
-  to: z.string().regex(DATE).optional(),
+  from: isoDaySchema.optional(),
+  to: isoDaySchema.optional(),
   offset: z.coerce.number().int().min(0).default(0),
   limit: z.coerce.number().int().min(1).max(10_000).default(500),
 });

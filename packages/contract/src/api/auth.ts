@@ -26,6 +26,11 @@ export const sessionSchema = z.object({
   loggedin: z.literal(LOGGED_IN),
   permissions: z.array(permissionSchema),
   retailer_phone: z.string().optional(),
+  /**
+   * Present (true) only for an account whose level requires two-factor authentication and that has not
+   * set it up: the session can do nothing but set it up (docs/operations.md, MFA).
+   */
+  mfa_enrolment_required: z.literal(true).optional(),
 });
 export type Session = z.infer<typeof sessionSchema>;
 export type LoginResponse = Session;

@@ -22,6 +22,11 @@ export const batchProgressSchema = z.object({
   completedAt: z.string().nullable(),
   /** Processing time in ms (start to completion, or to now). */
   elapsedMs: z.number().int(),
+  /**
+   * Why the server paused it on its own, shown on the resume card and in the Reports history (e.g.
+   * "Paused: the owner's account was disabled."); null for a batch paused by a person, or not paused.
+   */
+  pausedReason: z.string().nullable(),
 });
 export type BatchProgress = z.infer<typeof batchProgressSchema>;
 

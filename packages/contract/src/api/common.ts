@@ -7,6 +7,8 @@ export const ERROR_CODES = [
   'UNAUTHENTICATED',
   'FORBIDDEN',
   'NOT_FOUND',
+  /** A resource that existed and was removed (an uploaded file past UPLOAD_RETENTION): 410. */
+  'GONE',
   'CONFLICT',
   'RATE_LIMITED',
   'PAYLOAD_TOO_LARGE',
@@ -18,6 +20,8 @@ export const ERROR_CODES = [
   'REREGISTRATION_NEEDS_APPROVAL',
   'IMEI_IN_USE',
   'ATTESTATION_REQUIRED',
+  'MFA_ENROLMENT_REQUIRED',
+  'MFA_CHALLENGE_EXPIRED',
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 

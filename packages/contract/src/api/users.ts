@@ -62,4 +62,6 @@ export const updateUserStatusRequestSchema = z.object({
 
 export const updateLoginStatusRequestSchema = z.object({
   email: z.string().trim().min(1).max(254),
+  /** Also deactivate the user's API keys (the console asks); the spec's call, without it, keeps them. */
+  deactivateKeys: z.boolean().optional(),
 });

@@ -53,7 +53,7 @@ describe('csvFileTypeError', () => {
 describe('validateImeiCsv: a valid file', () => {
   it('returns the IMEIs in file order with the row count and no invalid rows', async () => {
     const result = await validateImeiCsv(csv('Sno,IMEI1', `1,${A}`, `2,${B}`, `3,${C}`));
-    expect(result).toEqual({ valid: [A, B, C], invalid: [], total: 3 });
+    expect(result).toEqual({ valid: [A, B, C], invalid: [], invalidCount: 0, total: 3 });
   });
 
   it('keeps duplicate IMEIs (the file is reported as it is)', async () => {
@@ -64,29 +64,29 @@ describe('validateImeiCsv: a valid file', () => {
   it('matches the header case-insensitively and trimmed, as the sample file spells it or otherwise', async () => {
     for (const header of ['Sno,IMEI1', 'sno,imei1', 'SNO,Imei1', '  sno , IMEI1  ', '"Sno","IMEI1"']) {
       const result = await validateImeiCsv(csv(header, `1,${A}`));
-      expect(result, header).toEqual({ valid: [A], invalid: [], total: 1 });
+      expect(result, header).toEqual({ valid: [A], invalid: [], invalidCount: 0, total: 1 });
     }
     expect(IMEI_CSV_HEADERS).toEqual(['Sno', 'IMEI1']);
   });
 
   it('handles a UTF-8 BOM before the header', async () => {
     const result = await validateImeiCsv(`\uFEFF${csv('Sno,IMEI1', `1,${A}`)}`);
-    expect(result).toEqual({ valid: [A], invalid: [], total: 1 });
+    expect(result).toEqual({ valid: [A], invalid: [], invalidCount: 0, total: 1 });
   });
 
   it('handles CRLF line ends', async () => {
     const result = await validateImeiCsv(['Sno,IMEI1', `1,${A}`, `2,${B}`, ''].join('\r\n'));
-    expect(result).toEqual({ valid: [A, B], invalid: [], total: 2 });
+    expect(result).toEqual({ valid: [A, B], invalid: [], invalidCount: 0, total: 2 });
   });
 
   it('handles quoted fields and trims spaces around the IMEI', async () => {
     const result = await validateImeiCsv(csv('Sno,IMEI1', `"1","${A}"`, `2, ${B} `, `"3","  ${C}"`));
-    expect(result).toEqual({ valid: [A, B, C], invalid: [], total: 3 });
+    expect(result).toEqual({ valid: [A, B, C], invalid: [], invalidCount: 0, total: 3 });
   });
 
   it('ignores trailing blank lines and blank lines between rows', async () => {
     const result = await validateImeiCsv(`${csv('Sno,IMEI1', `1,${A}`, '', `2,${B}`)}\n\n  \n\r\n`);
-    expect(result).toEqual({ valid: [A, B], invalid: [], total: 2 });
+    expect(result).toEqual({ valid: [A, B], invalid: [], invalidCount: 0, total: 2 });
   });
 });
 
@@ -97,7 +97,13 @@ describe('validateImeiCsv: a file without data rows', () => {
     ['the header and blank lines', 'Sno,IMEI1\r\n\r\n\r\n'],
   ])('%s passes with zero IMEIs and a note', async (_, text) => {
     const result = await validateImeiCsv(text);
-    expect(result).toEqual({ valid: [], invalid: [], total: 0, note: IMEI_CSV_NO_DATA_NOTE });
+    expect(result).toEqual({
+      valid: [],
+      invalid: [],
+      invalidCount: 0,
+      total: 0,
+      note: IMEI_CSV_NO_DATA_NOTE,
+    });
     expect(result.note).toBe('The file has no data rows: there is nothing to process.');
   });
 });
@@ -122,7 +128,7 @@ describe('validateImeiCsv: headers', () => {
 
   it('still counts the data rows of a file refused on its header, and reports none of them', async () => {
     const result = await validateImeiCsv(csv('Serial,IMEI', `1,${A}`, '2,123', '3,1,2', ''));
-    expect(result).toEqual({ valid: [], invalid: [headerError], total: 3 });
+    expect(result).toEqual({ valid: [], invalid: [headerError], invalidCount: 1, total: 3 });
   });
 
   it('refuses an empty file (no header at all)', async () => {
@@ -186,6 +192,7 @@ describe('validateImeiCsv: rows', () => {
         { line: 5, error: MESSAGES.moreThanTwoColumns, data: `3,${B},x` },
         { line: 7, error: MESSAGES.invalidImeiLength, data: '5,abcdefghijklmno' },
       ],
+      invalidCount: 3,
       total: 6,
     });
   });
@@ -199,7 +206,7 @@ describe('validateImeiCsv: rows', () => {
 
   it('does not read the sno column (any value passes)', async () => {
     const result = await validateImeiCsv(csv('Sno,IMEI1', `,${A}`, `abc,${B}`));
-    expect(result).toEqual({ valid: [A, B], invalid: [], total: 2 });
+    expect(result).toEqual({ valid: [A, B], invalid: [], invalidCount: 0, total: 2 });
   });
 });
 
@@ -247,6 +254,7 @@ describe('validateImeiCsv: sources and chunks', () => {
     expect(validator.result()).toEqual({
       valid: [A, B],
       invalid: [{ line: 4, error: MESSAGES.invalidImeiLength, data: '2,x' }],
+      invalidCount: 1,
       total: 3,
     });
   });

@@ -18,6 +18,7 @@
 import type { UnparseConfig } from 'papaparse';
 import { MESSAGES } from '../messages';
 import { FORMULA_START } from './formula';
+import { InvalidRowList, REPORT_TRUNCATION } from './invalidRows';
 import { type CsvInput, type CsvReadable, loadPapa, parseCsvRows } from './stream';
 
 /** Spec §3 Invalid row. */
@@ -25,14 +26,20 @@ export interface InvalidRow {
   /** The row's line in the file (the header is line 1). */
   line: number;
   error: string;
-  /** The row as it was in the file (its fields joined with commas). */
+  /**
+   * The row as it was in the file (its fields joined with commas), at most MAX_ROW_DATA_CHARS of it,
+   * followed by '… (N more characters)' when cut.
+   */
   data: string;
 }
 
 export interface ImeiCsvResult {
   /** The IMEIs of the valid rows, in file order (duplicates kept: the file is reported as it is). */
   valid: string[];
+  /** The first MAX_INVALID_ROWS invalid rows, in file order. */
   invalid: InvalidRow[];
+  /** Every invalid row of the file, listed or not. */
+  invalidCount: number;
   /** Data rows read (the header and blank lines not counted). */
   total: number;
   /** Set when the file has no data rows: it passes, and there is nothing to process. */
@@ -68,7 +75,7 @@ export class ImeiCsvValidator {
   private headerOk: boolean | null = null;
   private total = 0;
   private readonly valid: string[] = [];
-  private readonly invalid: InvalidRow[] = [];
+  private readonly invalid = new InvalidRowList();
 
   push(rows: readonly (readonly string[])[]): void {
     const { valid, invalid } = this;
@@ -84,13 +91,13 @@ export class ImeiCsvValidator {
       this.total++;
       if (!this.headerOk) continue; // only counted: the file is refused on its header
       if (row.length !== 2) {
-        invalid.push({ line, error: MESSAGES.moreThanTwoColumns, data: row.join(',') });
+        invalid.add(line, MESSAGES.moreThanTwoColumns, row);
         continue;
       }
       const raw = row[1] as string;
       const imei = raw.length === 15 ? raw : raw.trim();
       if (IMEI.test(imei)) valid.push(imei);
-      else invalid.push({ line, error: MESSAGES.invalidImeiLength, data: row.join(',') });
+      else invalid.add(line, MESSAGES.invalidImeiLength, row);
     }
   }
 
@@ -99,10 +106,16 @@ export class ImeiCsvValidator {
       return {
         valid: [],
         invalid: [{ line: 1, error: MESSAGES.invalidHeaders, data: MESSAGES.headersNotMatched }],
+        invalidCount: 1,
         total: this.total,
       };
     }
-    const result: ImeiCsvResult = { valid: this.valid, invalid: this.invalid, total: this.total };
+    const result: ImeiCsvResult = {
+      valid: this.valid,
+      invalid: this.invalid.rows,
+      invalidCount: this.invalid.count,
+      total: this.total,
+    };
     if (this.total === 0) result.note = IMEI_CSV_NO_DATA_NOTE;
     return result;
   }
@@ -141,18 +154,19 @@ export const ERROR_REPORT_FILE_NAME = 'incorrect_data.csv';
 export const ERROR_REPORT_COLUMNS = ['Sno', 'Incorrect Data', 'Error Message'] as const;
 
 /**
- * The text of incorrect_data.csv: one row per invalid row, Sno being its line in the uploaded file.
- * Fields are quoted where CSV needs it, and cells that a spreadsheet would read as a formula are
- * neutralised with a leading single quote.
+ * The text of incorrect_data.csv: one row per listed invalid row, Sno being its line in the uploaded
+ * file, and when the file had more (`invalidCount`) a last row 'and N more rows'. Fields are quoted where
+ * CSV needs it, and cells that a spreadsheet would read as a formula are neutralised with a leading
+ * single quote.
  */
-export async function incorrectDataCsv(invalid: readonly InvalidRow[]): Promise<string> {
+export async function incorrectDataCsv(
+  invalid: readonly InvalidRow[],
+  invalidCount: number = invalid.length,
+): Promise<string> {
   const Papa = await loadPapa();
   const config: UnparseConfig = { escapeFormulae: FORMULA_START, newline: '\r\n' };
-  return Papa.unparse(
-    {
-      fields: [...ERROR_REPORT_COLUMNS],
-      data: invalid.map((row) => [row.line, row.data, row.error]),
-    },
-    config,
-  );
+  const data: (string | number)[][] = invalid.map((row) => [row.line, row.data, row.error]);
+  if (invalidCount > invalid.length)
+    data.push([REPORT_TRUNCATION.moreRows(invalidCount - invalid.length), '', '']);
+  return Papa.unparse({ fields: [...ERROR_REPORT_COLUMNS], data }, config);
 }

@@ -1,4 +1,5 @@
 export * from './formula';
 export * from './imeiCsv';
+export * from './invalidRows';
 export * from './notifyCsv';
 export * from './stream';

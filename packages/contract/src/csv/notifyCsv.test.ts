@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MESSAGES } from '../messages';
-import { isDdMmYyyy, validateNotifyCsv } from './notifyCsv';
+import { isDdMmYyyy, NOTIFY_NAME_UNSTORABLE, validateNotifyCsv } from './notifyCsv';
 
 const HEADER = 'sno,name,imei1,amount,date,template';
 
@@ -53,6 +53,17 @@ describe('Notify CSV', () => {
       ],
     ]);
     expect(result.valid).toEqual([]);
+  });
+
+  it("refuses a name the database cannot store (a NUL character), with the row's other errors", async () => {
+    const result = await validateNotifyCsv(
+      `${HEADER}\n1,A\u0000B,490154203237518,1,01/01/2030,Pre\n2,C\u0000,1,1,01/01/2030,Pre\n`,
+    );
+    expect(result.valid).toEqual([]);
+    expect(result.invalid.map((r) => [r.line, r.error])).toEqual([
+      [2, `Incorrect fields: ${NOTIFY_NAME_UNSTORABLE}`],
+      [3, `Incorrect fields: ${NOTIFY_NAME_UNSTORABLE}, ${MESSAGES.notifyImei}`],
+    ]);
   });
 
   it('passes a file with no data rows with a note', async () => {

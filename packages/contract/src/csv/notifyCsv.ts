@@ -4,9 +4,12 @@
  * Post or Due; the amount a number with up to 2 decimals; the date DD/MM/YYYY. A row's errors are
  * reported together as 'Incorrect fields: …'. Each valid row gets its generated header and message.
  */
+import { parseDay } from '../dates';
 import { MESSAGES } from '../messages';
 import { type NotifyTemplate, notifyMessage } from '../notify';
+import { unstorableText } from '../text';
 import type { InvalidRow } from './imeiCsv';
+import { InvalidRowList } from './invalidRows';
 import { type CsvInput, parseCsvRows } from './stream';
 
 export const NOTIFY_CSV_HEADERS = ['sno', 'name', 'imei1', 'amount', 'date', 'template'] as const;
@@ -24,7 +27,10 @@ export interface NotifyRow {
 
 export interface NotifyCsvResult {
   valid: NotifyRow[];
+  /** The first MAX_INVALID_ROWS invalid rows, in file order. */
   invalid: InvalidRow[];
+  /** Every invalid row of the file, listed or not. */
+  invalidCount: number;
   total: number;
   note?: string;
 }
@@ -33,26 +39,30 @@ export const NOTIFY_CSV_NO_DATA_NOTE = 'The file has no data rows: there is noth
 
 const IMEI = /^\d{15}$/;
 const AMOUNT = /^\d+(\.\d{1,2})?$/;
-const DATE = /^(\d{2})\/(\d{2})\/(\d{4})$/;
 const TEMPLATES: readonly string[] = ['Pre', 'Post', 'Due'];
 
-/** DD/MM/YYYY naming a real calendar day. */
+/** DD/MM/YYYY naming a real calendar day (the contract's one day parser, dates.ts). */
 export function isDdMmYyyy(value: string): boolean {
-  const match = DATE.exec(value);
-  if (!match) return false;
-  const [day, month, year] = [Number(match[1]), Number(match[2]), Number(match[3])];
-  const date = new Date(Date.UTC(year, month - 1, day));
-  return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+  return parseDay(value, 'DD/MM/YYYY') !== null;
 }
+
+/**
+ * The name is the one free-text column, and it is stored with the batch and sent in the message: a NUL
+ * character (PostgreSQL refuses it; the upload failed with a 500) or a lone surrogate is refused with
+ * the row's other errors.
+ */
+export const NOTIFY_NAME_UNSTORABLE = 'Invalid name (must not contain NUL characters)';
 
 /** The field errors of one notify row (empty when valid). */
 export function notifyRowErrors(fields: {
+  name?: string;
   imei: string;
   amount: string;
   date: string;
   template: string;
 }): string[] {
   const errors: string[] = [];
+  if (fields.name !== undefined && unstorableText(fields.name)) errors.push(NOTIFY_NAME_UNSTORABLE);
   if (!IMEI.test(fields.imei)) errors.push(MESSAGES.notifyImei);
   if (!TEMPLATES.includes(fields.template)) errors.push(MESSAGES.notifyTemplate);
   if (!AMOUNT.test(fields.amount)) errors.push(MESSAGES.notifyAmount);
@@ -65,7 +75,7 @@ export class NotifyCsvValidator {
   private headerOk: boolean | null = null;
   private total = 0;
   private readonly valid: NotifyRow[] = [];
-  private readonly invalid: InvalidRow[] = [];
+  private readonly invalid = new InvalidRowList();
 
   push(rows: readonly (readonly string[])[]): void {
     for (const row of rows) {
@@ -85,9 +95,8 @@ export class NotifyCsvValidator {
       if (row.length === 1 && (row[0] ?? '').trim() === '') continue; // a blank line
       this.total++;
       if (!this.headerOk) continue;
-      const data = row.join(',');
       if (row.length !== NOTIFY_CSV_HEADERS.length) {
-        this.invalid.push({ line, error: MESSAGES.notifyColumns, data });
+        this.invalid.add(line, MESSAGES.notifyColumns, row);
         continue;
       }
       const [sno, name, imei, amount, date, template] = row.map((cell) => cell.trim()) as [
@@ -98,9 +107,9 @@ export class NotifyCsvValidator {
         string,
         string,
       ];
-      const errors = notifyRowErrors({ imei, amount, date, template });
+      const errors = notifyRowErrors({ name, imei, amount, date, template });
       if (errors.length > 0) {
-        this.invalid.push({ line, error: MESSAGES.notifyIncorrectFields(errors.join(', ')), data });
+        this.invalid.add(line, MESSAGES.notifyIncorrectFields(errors.join(', ')), row);
         continue;
       }
       const generated = notifyMessage(template as NotifyTemplate, { name, amount, date });
@@ -113,10 +122,16 @@ export class NotifyCsvValidator {
       return {
         valid: [],
         invalid: [{ line: 1, error: MESSAGES.invalidHeaders, data: MESSAGES.headersNotMatched }],
+        invalidCount: 1,
         total: this.total,
       };
     }
-    const result: NotifyCsvResult = { valid: this.valid, invalid: this.invalid, total: this.total };
+    const result: NotifyCsvResult = {
+      valid: this.valid,
+      invalid: this.invalid.rows,
+      invalidCount: this.invalid.count,
+      total: this.total,
+    };
     if (this.total === 0) result.note = NOTIFY_CSV_NO_DATA_NOTE;
     return result;
   }

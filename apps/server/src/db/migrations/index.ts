@@ -9,6 +9,11 @@ import * as m0007 from './0007_scale';
 import * as m0008 from './0008_lean_command_indexes';
 import * as m0009 from './0009_batch_chunks';
 import * as m0010 from './0010_device_identity';
+import * as m0011 from './0011_batch_authority';
+import * as m0012 from './0012_sign_in_and_mail';
+import * as m0013 from './0013_mfa';
+import * as m0014 from './0014_key_deactivation';
+import * as m0015 from './0015_upload_retention';
 
 /** Every migration, in order. Names are versions: never rename or edit one that has shipped. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -22,4 +27,9 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0008_lean_command_indexes': m0008,
   '0009_batch_chunks': m0009,
   '0010_device_identity': m0010,
+  '0011_batch_authority': m0011,
+  '0012_sign_in_and_mail': m0012,
+  '0013_mfa': m0013,
+  '0014_key_deactivation': m0014,
+  '0015_upload_retention': m0015,
 };

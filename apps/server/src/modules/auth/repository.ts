@@ -1,6 +1,7 @@
 import type { UserLevel } from '@lendlock/contract';
 import { type Kysely, sql } from 'kysely';
 import { precompiled } from '../../db/precompiled';
+import { inTransaction } from '../../db/transaction';
 import type { DB } from '../../db/types';
 import { sha256Hex } from '../../lib/secrets';
 import type { Principal } from '../../plugins/auth';
@@ -111,7 +112,7 @@ export async function endUserSessions(db: Kysely<DB>, userId: number, reason: st
   return Number(result.numUpdatedRows);
 }
 
-// ---- Login throttling: failures per key in a fixed window that opens at the first failure ----
+// ---- Attempt throttling: attempts per key in a fixed window that opens at the first counted one ----
 
 /** The 429 of a throttled key: `message` gets the minutes left (at least 1), Retry-After the seconds. */
 export function throttledError(retryAfterMs: number, message: (minutes: number) => string): AppError {
@@ -120,49 +121,93 @@ export function throttledError(retryAfterMs: number, message: (minutes: number) 
   });
 }
 
-export async function throttledKeys(
+export interface AttemptLimit {
+  key: string;
+  max: number;
+}
+
+const windowOf = (windowMs: number) => sql<Date>`now() - ${windowMs} * interval '1 millisecond'`;
+
+/**
+ * Counts one attempt against every key and admits it only when no key goes over its limit; returns the
+ * keys that refused it (none: admitted). The count is made BEFORE the attempt is checked, in one
+ * transaction: the upsert takes each key's row lock, so attempts sent together, to any instance, queue
+ * on it and each sees the others' counts; N of them at once are at most `max` checked. A refused attempt
+ * is taken back before the locks are released (refused attempts never count). Keys are locked in sorted
+ * order, so two attempts sharing keys cannot deadlock.
+ */
+export async function reserveAttempt(
   db: Kysely<DB>,
-  limits: { key: string; max: number }[],
+  limits: AttemptLimit[],
   windowMs: number,
 ): Promise<{ key: string; retryAfterMs: number }[]> {
   if (limits.length === 0) return [];
-  const rows = await db
-    .selectFrom('login_throttle')
-    .select([
-      'key',
-      'failures',
-      sql<number>`greatest(0, extract(epoch from (window_start + ${windowMs} * interval '1 millisecond' - now())) * 1000)::float8`.as(
-        'retry_after_ms',
-      ),
-    ])
-    .where(
-      'key',
-      'in',
-      limits.map((l) => l.key),
-    )
-    .where('window_start', '>', sql<Date>`now() - ${windowMs} * interval '1 millisecond'`)
-    .execute();
-  return rows.flatMap((row) => {
-    const limit = limits.find((l) => l.key === row.key);
-    return limit && row.failures >= limit.max
-      ? [{ key: row.key, retryAfterMs: Number(row.retry_after_ms) }]
-      : [];
+  const keys = [...new Set(limits.map((l) => l.key))].sort();
+  return inTransaction(db, async (trx) => {
+    const expired = sql`login_throttle.window_start <= ${windowOf(windowMs)}`;
+    const { rows } = await sql<{ key: string; failures: number; retry_after_ms: number }>`
+      INSERT INTO login_throttle (key, window_start, failures)
+      VALUES ${sql.join(keys.map((key) => sql`(${key}, now(), 1)`))}
+      ON CONFLICT (key) DO UPDATE SET
+        failures = CASE WHEN ${expired} THEN 1 ELSE login_throttle.failures + 1 END,
+        window_start = CASE WHEN ${expired} THEN now() ELSE login_throttle.window_start END
+      RETURNING key, failures, greatest(0, 1000 * extract(epoch from
+        (window_start + ${windowMs} * interval '1 millisecond' - now())))::float8
+        AS retry_after_ms`.execute(trx);
+    const blocked = rows.flatMap((row) => {
+      const max = Math.min(...limits.filter((l) => l.key === row.key).map((l) => l.max));
+      return row.failures > max ? [{ key: row.key, retryAfterMs: Number(row.retry_after_ms) }] : [];
+    });
+    if (blocked.length > 0) await refundAttempt(trx, keys, windowMs);
+    return blocked;
   });
 }
 
-export async function recordFailures(db: Kysely<DB>, keys: string[], windowMs: number): Promise<void> {
-  for (const key of keys) {
-    await sql`
-      INSERT INTO login_throttle (key, window_start, failures) VALUES (${key}, now(), 1)
-      ON CONFLICT (key) DO UPDATE SET
-        failures = CASE WHEN login_throttle.window_start <= now() - ${windowMs} * interval '1 millisecond'
-                        THEN 1 ELSE login_throttle.failures + 1 END,
-        window_start = CASE WHEN login_throttle.window_start <= now() - ${windowMs} * interval '1 millisecond'
-                            THEN now() ELSE login_throttle.window_start END
-    `.execute(db);
-  }
+/**
+ * Takes back one counted attempt of each key (refused, or not a failure after all). A key left at 0 is
+ * removed, so an attempt that does not count leaves no trace.
+ */
+export async function refundAttempt(db: Kysely<DB>, keys: string[], windowMs: number): Promise<void> {
+  if (keys.length === 0) return;
+  await db
+    .updateTable('login_throttle')
+    .set({ failures: sql<number>`greatest(failures - 1, 0)` })
+    .where('key', 'in', keys)
+    .where('window_start', '>', windowOf(windowMs))
+    .execute();
+  await db.deleteFrom('login_throttle').where('key', 'in', keys).where('failures', '<=', 0).execute();
 }
 
-export async function clearFailures(db: Kysely<DB>, keys: string[]): Promise<void> {
+export async function clearAttempts(db: Kysely<DB>, keys: string[]): Promise<void> {
   if (keys.length > 0) await db.deleteFrom('login_throttle').where('key', 'in', keys).execute();
+}
+
+// ---- Known networks (ADR 0008): where a user signed in from, hashed with the user id ----
+
+/** Whether the user signed in from this network within `maxAgeMs`. One statement whether or not the
+ * user exists (pass 0 for none), so the lookup tells nothing about the account. */
+export async function isKnownNetwork(
+  db: Kysely<DB>,
+  userId: number,
+  networkHash: string,
+  maxAgeMs: number,
+): Promise<boolean> {
+  const row = await db
+    .selectFrom('login_known_networks')
+    .select('user_id')
+    .where('user_id', '=', userId)
+    .where('network_hash', '=', networkHash)
+    .where('last_seen_at', '>', sql<Date>`now() - ${maxAgeMs} * interval '1 millisecond'`)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+export async function rememberNetwork(db: Kysely<DB>, userId: number, networkHash: string): Promise<void> {
+  await db
+    .insertInto('login_known_networks')
+    .values({ user_id: userId, network_hash: networkHash })
+    .onConflict((oc) =>
+      oc.columns(['user_id', 'network_hash']).doUpdateSet({ last_seen_at: sql<Date>`now()` }),
+    )
+    .execute();
 }

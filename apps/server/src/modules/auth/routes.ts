@@ -1,8 +1,8 @@
 import {
   LOGIN_CLIENT_HEADER,
+  loginAnswerSchema,
   loginRequestSchema,
   MESSAGES,
-  sessionSchema,
   statusMessageSchema,
 } from '@lendlock/contract';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
@@ -14,7 +14,8 @@ export function authRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   return async (app) => {
     app.post(
       '/api/login.php',
-      { schema: { body: loginRequestSchema, response: { 200: sessionSchema } } },
+      // The session of spec §3, or the second step of an account with two-factor authentication on.
+      { schema: { body: loginRequestSchema, response: { 200: loginAnswerSchema } } },
       async (request) =>
         login(ctx.db, ctx.authSettings, {
           identifier: request.body.email,

@@ -25,6 +25,8 @@ export function toBatchProgress(batch: BatchRow, now = Date.now()): BatchProgres
     startedAt: iso(batch.started_at),
     completedAt: iso(batch.completed_at),
     elapsedMs: started === null ? 0 : Math.max(0, ended - started),
+    // Only while the batch is still held by it (a resume clears it; a discarded batch is not paused).
+    pausedReason: batch.status === 'incomplete' ? batch.paused_reason : null,
   };
 }
 

@@ -1,4 +1,3 @@
-import { rmSync } from 'node:fs';
 import {
   batchIdRequestSchema,
   batchProgressResponseSchema,
@@ -9,12 +8,15 @@ import {
   type CommandDefinition,
   type CommandOptions,
   commandForAction,
+  commandForStatusOf,
   currentBatchRequestSchema,
   currentBatchResponseSchema,
   imeiDetailsRequestSchema,
   imeiDetailsResponseSchema,
   MESSAGES,
+  REPORT_TRUNCATION,
   type ScreenName,
+  screensOfCommand,
   statusMessageSchema,
   updateCommandRequestSchema,
   updateStatusRequestSchema,
@@ -23,24 +25,32 @@ import {
 } from '@lendlock/contract';
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { sql } from 'kysely';
 import type { AppContext } from '../../app';
 import { hasPermission, type Principal, requirePrincipal } from '../../plugins/auth';
-import { AppError, badRequest, forbidden, notFound } from '../../plugins/errors';
+import { AppError, badRequest, forbidden } from '../../plugins/errors';
+import { appendAudit } from '../audit/repository';
 import { toBatchProgress, toBatchResult } from './mapper';
+import {
+  findClientBatch,
+  findCurrentBatch,
+  insertClientBatch,
+  listBatchItems,
+  updateClientBatch,
+} from './repository';
 import type { BatchRowInput } from './service';
-import { readStored, storeUpload } from './upload';
+import { type ReceivedUpload, readStored, receiveUpload, UPLOAD_MESSAGES } from './upload';
 
 export const BATCH_MESSAGES = {
   uploaded: 'File uploaded successfully. The batch is running on the server.',
   noFile: 'Attach the CSV file as "file".',
-  tooManyRows: (max: number) => `The file has more than ${max.toLocaleString('en-US')} rows.`,
+  tooManyRows: UPLOAD_MESSAGES.tooManyRows,
   userMismatch: 'The user field must name the signed-in user.',
+  unknownStatusOf: (statusOf: string) => `Unknown statusOf: ${statusOf.slice(0, 64)}`,
 } as const;
 
 /** The screens whose permission lets a principal run a definition's batch (bulkGreyCopy serves two). */
 function screensFor(definition: CommandDefinition): ScreenName[] {
-  return definition.raw === 'GREYAPP' ? ['disableApp', 'gradeDisableApp'] : [definition.screen];
+  return screensOfCommand(definition.raw);
 }
 
 function assertMay(principal: Principal, definition: CommandDefinition): void {
@@ -84,13 +94,9 @@ async function validateUpload(definition: CommandDefinition, path: string) {
 export function batchRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   const { batches } = ctx;
 
-  const ownBatch = async (request: FastifyRequest, batchId: number) => {
-    const principal = requirePrincipal(request);
-    const batch = await batches.get(batchId);
-    // USERs see their own batches; ADMIN and SUPERADMIN every batch.
-    if (principal.userlevel === 'USER' && batch.user_id !== principal.userId) throw notFound('No such batch');
-    return batch;
-  };
+  // The batch's owner or a strictly higher level, with its command's permission (authz/authority.ts).
+  const ownBatch = (request: FastifyRequest, batchId: number) =>
+    batches.authorised(batchId, requirePrincipal(request));
 
   return async (app) => {
     for (const definition of BULK_SCRIPTS) {
@@ -100,75 +106,82 @@ export function batchRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         async (request) => {
           const principal = requirePrincipal(request);
           assertMay(principal, definition);
+          const feature = definition.statusOf ?? definition.screen;
           const fields: Record<string, string> = {};
-          let upload: Awaited<ReturnType<typeof storeUpload>> | null = null;
-          for await (const part of request.parts()) {
-            if (part.type === 'file') {
-              if (part.fieldname !== 'file' || upload) {
-                part.file.resume();
-                continue;
+          // The file waits in DATA_DIR/incoming until its batch is accepted; any refusal deletes it.
+          let upload: ReceivedUpload | null = null;
+          try {
+            for await (const part of request.parts()) {
+              if (part.type === 'file') {
+                if (part.fieldname !== 'file' || upload) {
+                  part.file.resume();
+                  continue;
+                }
+                upload = await receiveUpload(part, ctx.config.dataDir);
+              } else {
+                fields[part.fieldname] = String(part.value ?? '');
               }
-              upload = await storeUpload(part, ctx.config.dataDir, definition.statusOf ?? definition.screen);
-            } else {
-              fields[part.fieldname] = String(part.value ?? '');
             }
-          }
-          if (!upload) throw badRequest(BATCH_MESSAGES.noFile);
-          assertUser(principal, fields.user);
-          const options: CommandOptions = {};
-          if (definition.raw === 'GREYAPP' && (fields.level === 'level1' || fields.level === 'level2'))
-            options.level = fields.level;
-          const checked = await validateUpload(definition, upload.path);
-          // A refused file is not kept (only accepted batches are linked from the history).
-          const refuse = (error: AppError) => {
-            rmSync(upload?.path ?? '', { force: true });
-            return error;
-          };
-          if (checked.total > ctx.config.batchMaxRows)
-            throw refuse(badRequest(BATCH_MESSAGES.tooManyRows(ctx.config.batchMaxRows)));
-          if (checked.invalid.length > 0) {
-            throw refuse(
-              new AppError(
+            if (!upload) throw badRequest(BATCH_MESSAGES.noFile);
+            assertUser(principal, fields.user);
+            const options: CommandOptions = {};
+            if (definition.raw === 'GREYAPP' && (fields.level === 'level1' || fields.level === 'level2'))
+              options.level = fields.level;
+            const checked = await validateUpload(definition, upload.path);
+            if (checked.total > ctx.config.batchMaxRows)
+              throw badRequest(BATCH_MESSAGES.tooManyRows(ctx.config.batchMaxRows));
+            if (checked.invalidCount > 0) {
+              // At most the first 1,000 bad rows, each quoted to 200 characters (the contract's bounds).
+              const more = checked.invalidCount - checked.invalid.length;
+              throw new AppError(
                 400,
                 'VALIDATION_FAILED',
                 MESSAGES.csvIncorrect,
                 {},
-                { invalid: checked.invalid.slice(0, 1000) },
-              ),
+                {
+                  invalid: checked.invalid,
+                  invalidCount: checked.invalidCount,
+                  ...(more > 0 ? { more: REPORT_TRUNCATION.moreRows(more) } : {}),
+                },
+              );
+            }
+            if (checked.rows.length === 0) {
+              return {
+                status: 'success' as const,
+                message: checked.note ?? 'The file has no data rows.',
+                batchId: null,
+                total: 0,
+              };
+            }
+            const rows = function* (): Generator<BatchRowInput[]> {
+              for (let i = 0; i < checked.rows.length; i += 5000) yield checked.rows.slice(i, i + 5000);
+            };
+            const stored = upload.keep(feature);
+            const batchId = await batches.create(
+              {
+                feature,
+                command: definition.raw,
+                options,
+                fileName: upload.fileName,
+                storedFile: stored.relative,
+                iface: 'B',
+                actor: principal,
+                address: request.ip,
+                total: checked.rows.length,
+                invalid: 0,
+              },
+              rows(),
             );
-          }
-          if (checked.rows.length === 0) {
+            upload = null; // kept: the history links to it
             return {
               status: 'success' as const,
-              message: checked.note ?? 'The file has no data rows.',
-              batchId: null,
-              total: 0,
-            };
-          }
-          const rows = function* (): Generator<BatchRowInput[]> {
-            for (let i = 0; i < checked.rows.length; i += 5000) yield checked.rows.slice(i, i + 5000);
-          };
-          const batchId = await batches.create(
-            {
-              feature: definition.statusOf ?? definition.screen,
-              command: definition.raw,
-              options,
-              fileName: upload.fileName,
-              storedFile: upload.relative,
-              iface: 'B',
-              actor: principal,
-              address: request.ip,
+              message: BATCH_MESSAGES.uploaded,
+              batchId,
               total: checked.rows.length,
-              invalid: 0,
-            },
-            rows(),
-          );
-          return {
-            status: 'success' as const,
-            message: BATCH_MESSAGES.uploaded,
-            batchId,
-            total: checked.rows.length,
-          };
+            };
+          } finally {
+            upload?.discard();
+          }
         },
       );
     }
@@ -188,14 +201,7 @@ export function batchRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       { schema: { body: currentBatchRequestSchema, response: { 200: currentBatchResponseSchema } } },
       async (request) => {
         const principal = requirePrincipal(request);
-        const batch = await ctx.db
-          .selectFrom('batches')
-          .selectAll()
-          .where('feature', '=', request.body.statusOf)
-          .where('user_id', '=', principal.userId)
-          .where('status', '=', 'incomplete')
-          .orderBy('id', 'desc')
-          .executeTakeFirst();
+        const batch = await findCurrentBatch(ctx.db, request.body.statusOf, principal.userId);
         return { status: 'success' as const, batch: batch ? toBatchProgress(batch) : null };
       },
     );
@@ -205,30 +211,24 @@ export function batchRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       { schema: { body: batchResultsRequestSchema, response: { 200: batchResultsResponseSchema } } },
       async (request) => {
         const batch = await ownBatch(request, request.body.batchId);
-        const items = await ctx.db
-          .selectFrom('batch_items')
-          .selectAll()
-          .where('batch_id', '=', batch.id)
-          .where('seq', '>', request.body.offset)
-          .orderBy('seq')
-          .limit(request.body.limit)
-          .execute();
+        const items = await listBatchItems(ctx.db, Number(batch.id), request.body.offset, request.body.limit);
         return { status: 'success' as const, items: items.map(toBatchResult), total: batch.valid };
       },
     );
 
-    for (const [path, action] of [
-      ['pause', (id: number) => batches.pause(id)],
-      ['resume', (id: number) => batches.resume(id)],
-      ['cancel', (id: number) => batches.cancel(id)],
-    ] as const) {
+    // Pause, Process (resume) and New Batch (cancel: discard), each audited (batches/service.ts).
+    for (const action of ['pause', 'resume', 'cancel'] as const) {
       app.post(
-        `/api/v2/batch/${path}`,
+        `/api/v2/batch/${action}`,
         { schema: { body: batchIdRequestSchema, response: { 200: batchProgressResponseSchema } } },
         async (request) => {
-          const batch = await ownBatch(request, request.body.batchId);
-          await action(Number(batch.id));
-          return { status: 'success' as const, batch: toBatchProgress(await batches.get(Number(batch.id))) };
+          const batch = await batches.control(
+            action,
+            request.body.batchId,
+            requirePrincipal(request),
+            request.ip,
+          );
+          return { status: 'success' as const, batch: toBatchProgress(batch) };
         },
       );
     }
@@ -279,50 +279,39 @@ export function batchRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         const principal = requirePrincipal(request);
         const body = request.body;
         assertUser(principal, body.user);
-        const existing = await ctx.db
-          .selectFrom('batches')
-          .select('id')
-          .where('feature', '=', body.statusOf)
-          .where('file_name', '=', body.fileName)
-          .where('user_id', '=', principal.userId)
-          // Only batches the client runs itself (the spec's browser loop); a server-run batch keeps its own state.
-          .where('stored_file', 'is', null)
-          .where('feature', '!=', 'deviceaction')
-          .orderBy('id', 'desc')
-          .executeTakeFirst();
-        const status = body.isComplete;
+        // The history row belongs to the screen its statusOf names: its permission, like the batch itself.
+        const definition = commandForStatusOf(body.statusOf);
+        if (!definition) throw badRequest(BATCH_MESSAGES.unknownStatusOf(body.statusOf));
+        assertMay(principal, definition);
+        const complete = body.isComplete === 'complete';
+        const lastImei = body.lastimei || null;
+        const existing = await findClientBatch(ctx.db, body.statusOf, body.fileName, principal.userId);
+        let id: number;
         if (existing) {
-          await ctx.db
-            .updateTable('batches')
-            .set({
-              last_imei: body.lastimei || null,
-              updated_at: sql<Date>`now()` as unknown as Date,
-              ...(status === 'complete' ? { status, completed_at: sql<Date>`now()` as unknown as Date } : {}),
-            })
-            .where('id', '=', existing.id)
-            .where('status', '!=', 'cancelled')
-            .execute();
+          id = Number(existing.id);
+          await updateClientBatch(ctx.db, id, { lastImei, complete });
         } else {
           // A batch the client runs itself (the spec's browser loop): recorded for the history.
-          const definition = COMMAND_DEFINITIONS.find((d) => d.statusOf === body.statusOf);
-          await ctx.db
-            .insertInto('batches')
-            .values({
-              feature: body.statusOf,
-              command: definition?.raw ?? 'UNKNOWN',
-              file_name: body.fileName,
-              interface: principal.credential === 'key' ? 'A' : 'B',
-              user_label: principal.email,
-              user_id: principal.userId,
-              key_id: principal.keyId ?? null,
-              status,
-              paused: true,
-              last_imei: body.lastimei || null,
-              remarks: 'progress reported by the client',
-              ...(status === 'complete' ? { completed_at: sql<Date>`now()` as unknown as Date } : {}),
-            })
-            .execute();
+          id = await insertClientBatch(ctx.db, {
+            feature: body.statusOf,
+            command: definition.raw,
+            fileName: body.fileName,
+            iface: principal.credential === 'key' ? 'A' : 'B',
+            userLabel: principal.email,
+            userId: principal.userId,
+            keyId: principal.keyId ?? null,
+            complete,
+            lastImei,
+          });
         }
+        await appendAudit(ctx.db, {
+          actor: principal,
+          action: 'batch.status',
+          target: `batch:${id}`,
+          address: request.ip,
+          result: body.isComplete,
+          details: { statusOf: body.statusOf, fileName: body.fileName, lastimei: lastImei },
+        });
         return { status: 'success', message: 'Status updated' };
       },
     );
@@ -342,22 +331,13 @@ export function batchRoutes(ctx: AppContext): FastifyPluginAsyncZod {
           .filter(Boolean);
         const bad = imeis.find((imei) => !/^\d{15}$/.test(imei));
         if (bad) throw badRequest(`${MESSAGES.invalidImeiLength}: ${bad.slice(0, 40)}`);
-        await ctx.db
-          .insertInto('audit_log')
-          .values({
-            actor_user_id: principal.userId,
-            actor_key_id: principal.keyId ?? null,
-            actor: principal.email,
-            action: `batch.list.${definition.raw}`,
-            address: request.ip,
-            result: 'recorded',
-            details: JSON.stringify({
-              count: imeis.length,
-              first: imeis[0] ?? null,
-              last: imeis.at(-1) ?? null,
-            }),
-          })
-          .execute();
+        await appendAudit(ctx.db, {
+          actor: principal,
+          action: `batch.list.${definition.raw}`,
+          address: request.ip,
+          result: 'recorded',
+          details: { count: imeis.length, first: imeis[0] ?? null, last: imeis.at(-1) ?? null },
+        });
         return { status: 'success', message: `${imeis.length} IMEIs recorded` };
       },
     );

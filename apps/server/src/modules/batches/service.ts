@@ -9,16 +9,28 @@
 
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { CommandInterface, CommandOptions, RawCommand } from '@lendlock/contract';
+import { type CommandInterface, type CommandOptions, MESSAGES, type RawCommand } from '@lendlock/contract';
 import type { FastifyBaseLogger } from 'fastify';
-import { type Kysely, sql } from 'kysely';
+import { type Kysely, sql, type Transaction } from 'kysely';
+import { issuerLevel, mayControlBatchOf, mayUseCommand } from '../../authz/authority';
 import { inTransaction } from '../../db/transaction';
 import type { BatchRow, DB } from '../../db/types';
 import type { Principal } from '../../plugins/auth';
-import { notFound } from '../../plugins/errors';
+import { type AppError, forbidden, notFound } from '../../plugins/errors';
 import { appendAudit } from '../audit/repository';
 import type { CommandService } from '../commands/service';
 import { chunkSizeFor, processChunk } from './chunk';
+import {
+  type BatchWithOwner,
+  discardBatch,
+  findBatch,
+  findBatchWithOwner,
+  lockStanding,
+  pauseBatch,
+  pauseBatchesWhere,
+  pauseForStanding,
+  resumeBatch,
+} from './repository';
 
 export interface BatchRowInput {
   imei: string;
@@ -70,6 +82,59 @@ export interface BatchRunnerOptions {
   /** Rows per chunk (one transaction each), set when a batch is stored; by default `chunkSizeFor` its size. */
   chunkSize?: number;
   pollMs?: number;
+}
+
+/** The reasons shown on the resume card and in the Reports history when the server pauses a batch. */
+export const BATCH_PAUSE_REASONS = {
+  ownerDisabled: "Paused: the owner's account was disabled.",
+  keyDeactivated: 'Paused: the API key that started it was deactivated.',
+} as const;
+
+export const BATCH_AUTHORITY_MESSAGES = {
+  notYours: 'This batch belongs to another user: only its owner or a higher level can see or control it.',
+} as const;
+
+export type BatchControl = 'pause' | 'resume' | 'cancel';
+
+const ownerLevel = (batch: BatchWithOwner) => issuerLevel(batch.user_id, batch.owner_level);
+
+/** Why `actor` may not read or steer `batch`, or null. */
+function batchRefusal(actor: Principal, batch: BatchWithOwner): AppError | null {
+  if (!mayUseCommand(actor, batch.command)) return forbidden(MESSAGES.unauthorised);
+  if (!mayControlBatchOf(actor, { userId: batch.user_id, level: ownerLevel(batch) }))
+    return forbidden(BATCH_AUTHORITY_MESSAGES.notYours);
+  return null;
+}
+
+/**
+ * Pauses at once, with `reason`, every incomplete batch of a user whose account is being disabled
+ * (`{userId}`) or of an API key being deactivated (`{keyId}`): for the disable and deactivate paths, in
+ * their own transaction (pass it as `db`), so the pause commits with the change of standing. The batch
+ * worker checks the same standing under lock before every chunk (BatchService.step), so no chunk commits
+ * commands after the change even when this call is missed. Each paused batch gets an audit row.
+ */
+export async function pauseBatchesOf(
+  db: Kysely<DB>,
+  who: { userId: number } | { keyId: number },
+  reason: string,
+  actor: Principal | null = null,
+): Promise<number> {
+  const paused = await pauseBatchesWhere(db, who, reason);
+  for (const batch of paused) {
+    await appendAudit(db, {
+      actor: actor ?? { label: 'system' },
+      action: 'batch.pause',
+      target: `batch:${batch.id}`,
+      result: 'paused',
+      details: {
+        reason,
+        owner: { user: batch.user_label, userId: batch.user_id, keyId: batch.key_id },
+        feature: batch.feature,
+        processed: batch.processed,
+      },
+    });
+  }
+  return paused.length;
 }
 
 export class BatchService {
@@ -150,48 +215,89 @@ export class BatchService {
   }
 
   async get(id: number): Promise<BatchRow> {
-    const batch = await this.options.db
-      .selectFrom('batches')
-      .selectAll()
-      .where('id', '=', id)
-      .executeTakeFirst();
+    const batch = await findBatch(this.options.db, id);
     if (!batch) throw notFound('No such batch');
     return batch;
   }
 
-  async pause(id: number): Promise<void> {
-    await this.options.db
-      .updateTable('batches')
-      .set({ paused: true })
-      .where('id', '=', id)
-      .where('status', '=', 'incomplete')
-      .execute();
+  /**
+   * A batch the principal may read or steer (authz/authority.ts): the permission of its command's
+   * screen, and its owner or a strictly higher level. Refused with 403 and a clear message.
+   */
+  async authorised(id: number, actor: Principal): Promise<BatchWithOwner> {
+    const batch = await findBatchWithOwner(this.options.db, id);
+    if (!batch) throw notFound('No such batch');
+    const refusal = batchRefusal(actor, batch);
+    if (refusal) throw refusal;
+    return batch;
   }
 
-  /** Process (spec §4.4): continues after the last processed IMEI; unprocessed rows are exactly those left. */
-  async resume(id: number): Promise<void> {
-    await this.options.db
-      .updateTable('batches')
-      .set({ paused: false, lease_owner: null, lease_until: null })
-      .where('id', '=', id)
-      .where('status', '=', 'incomplete')
-      .execute();
-    this.poke();
-  }
-
-  /** New Batch (spec §4.4): discards the rest of the batch; rows already processed stay processed. */
-  async cancel(id: number): Promise<void> {
-    await inTransaction(this.options.db, async (trx) => {
-      const cancelled = await trx
-        .updateTable('batches')
-        .set({ status: 'cancelled', paused: true, completed_at: sql<Date>`now()` as unknown as Date })
-        .where('id', '=', id)
-        .where('status', '=', 'incomplete')
-        .executeTakeFirst();
-      // The rest is discarded (a chunk under way finishes first: its row is locked until it commits).
-      if (Number(cancelled.numUpdatedRows) > 0)
-        await trx.deleteFrom('batch_chunks').where('batch_id', '=', id).execute();
+  /**
+   * Pause, resume (Process) or discard (New Batch), for a principal with authority over the batch. Each
+   * attempt is audited with the batch's owner, refused or not. Returns the batch as it is after.
+   */
+  async control(action: BatchControl, id: number, actor: Principal, address: string): Promise<BatchRow> {
+    const { db } = this.options;
+    const batch = await findBatchWithOwner(db, id);
+    if (!batch) throw notFound('No such batch');
+    const audit = (into: Kysely<DB>, result: string, extra: Record<string, unknown> = {}) =>
+      appendAudit(into, {
+        actor,
+        action: `batch.${action}`,
+        target: `batch:${id}`,
+        address,
+        result,
+        details: {
+          owner: {
+            user: batch.user_label,
+            userId: batch.user_id,
+            keyId: batch.key_id,
+            level: ownerLevel(batch),
+          },
+          feature: batch.feature,
+          command: batch.command,
+          processed: batch.processed,
+          ...extra,
+        },
+      });
+    const refusal = batchRefusal(actor, batch);
+    if (refusal) {
+      await audit(db, 'refused', { reason: refusal.message });
+      throw refusal;
+    }
+    // The change and its audit row commit together.
+    const changed = await inTransaction(db, async (trx) => {
+      if (action === 'pause') {
+        const paused = await pauseBatch(trx, id);
+        await audit(trx, paused ? 'paused' : 'unchanged');
+        return paused;
+      }
+      if (action === 'cancel') {
+        const discarded = await discardBatch(trx, id);
+        await audit(trx, discarded ? 'discarded' : 'unchanged');
+        return discarded;
+      }
+      // Paused because its owner or key lost standing: it goes on under the identity of whoever resumed
+      // it (a higher level, or the owner once in good standing again), as the audit row records; else
+      // the worker's standing check would pause it again at once.
+      const actingAs = batch.paused_reason
+        ? { userId: actor.userId, email: actor.email, keyId: actor.keyId ?? null }
+        : undefined;
+      const resumed = await resumeBatch(trx, id, actingAs);
+      await audit(
+        trx,
+        resumed ? 'resumed' : 'unchanged',
+        actingAs
+          ? {
+              pausedReason: batch.paused_reason,
+              nowRunsAs: { user: actingAs.email, userId: actingAs.userId, keyId: actingAs.keyId },
+            }
+          : {},
+      );
+      return resumed;
     });
+    if (changed && action === 'resume') this.poke();
+    return this.get(id);
   }
 
   // ---- Workers ----
@@ -269,11 +375,19 @@ export class BatchService {
     const batch = picked.rows[0];
     if (!batch) return false;
     const send = this.options.commands.connected;
-    const outcome = await db
-      .transaction()
-      .execute((trx) =>
-        processChunk(trx, batch, { retailerPhone: batch.retailer_phone }, this.options.oneShotTtlMs, send),
+    const outcome = await db.transaction().execute(async (trx) => {
+      // The owner's (and key's) standing, under a share lock held to commit: see lockStanding.
+      const reason = await this.standingLost(trx, batch);
+      if (reason) return null;
+      return processChunk(
+        trx,
+        batch,
+        { retailerPhone: batch.retailer_phone },
+        this.options.oneShotTtlMs,
+        send,
       );
+    });
+    if (outcome === null) return false;
     if (outcome.processed === 0) {
       await this.completeIfDone(Number(batch.id));
       return false;
@@ -282,6 +396,34 @@ export class BatchService {
     await this.options.commands.publishClaimed(outcome.toSend);
     if (outcome.toDispatch.length > 0) await this.options.commands.dispatchMany(outcome.toDispatch);
     return true;
+  }
+
+  /**
+   * In the chunk's transaction: when the owner's account is disabled, or the key that started the batch
+   * deactivated, the batch pauses with the reason (audited) and the chunk does not run. Returns the reason.
+   */
+  private async standingLost(
+    trx: Transaction<DB>,
+    batch: Pick<BatchRow, 'id' | 'user_id' | 'key_id' | 'user_label'>,
+  ): Promise<string | null> {
+    if (batch.user_id === null) return null;
+    const standing = await lockStanding(trx, { userId: batch.user_id, keyId: batch.key_id });
+    const reason = !standing.userActive
+      ? BATCH_PAUSE_REASONS.ownerDisabled
+      : !standing.keyActive
+        ? BATCH_PAUSE_REASONS.keyDeactivated
+        : null;
+    if (!reason) return null;
+    await pauseForStanding(trx, Number(batch.id), reason);
+    await appendAudit(trx, {
+      actor: { label: 'system' },
+      action: 'batch.pause',
+      target: `batch:${batch.id}`,
+      result: 'paused',
+      details: { reason, owner: { user: batch.user_label, userId: batch.user_id, keyId: batch.key_id } },
+    });
+    this.options.log.warn({ batchId: Number(batch.id), reason }, 'batch paused: its owner lost standing');
+    return reason;
   }
 
   private async completeIfDone(id: number): Promise<void> {

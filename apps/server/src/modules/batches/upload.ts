@@ -1,13 +1,26 @@
 /**
- * A bulk upload: the file is kept (linked from the reports history) and validated again on the server
- * with the same contract validator the console uses.
+ * A bulk upload: received into `DATA_DIR/incoming/` under a private name, validated there with the same
+ * contract validator the console uses, and only then, once its batch is accepted, moved to
+ * `DATA_DIR/uploads/<feature>/`, where the reports history links to it. A refused upload (too large, not
+ * a CSV, bad rows, no rows, someone else's `user` field) is deleted. It never reaches the uploads
+ * folder: a 100 MB file refused with 413 used to stay there. What a crash leaves in `incoming/` is
+ * removed by the uploads sweep (modules/uploads/retention.ts).
  */
-import { createReadStream, createWriteStream, mkdirSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { createReadStream, createWriteStream, existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { MultipartFile } from '@fastify/multipart';
-import { csvFileTypeError } from '@lendlock/contract';
-import { AppError } from '../../plugins/errors';
+import { csvFileTypeError, TEXT_MESSAGES, unstorableText } from '@lendlock/contract';
+import { AppError, badRequest } from '../../plugins/errors';
+
+export const UPLOAD_MESSAGES = {
+  tooLarge: 'The file is larger than the upload limit.',
+  tooManyRows: (max: number) => `The file has more than ${max.toLocaleString('en-US')} rows.`,
+} as const;
+
+/** Where uploads wait while they are validated (beside `uploads/`, so keeping one is a rename). */
+export const INCOMING_DIR = 'incoming';
 
 export interface StoredUpload {
   fileName: string;
@@ -17,16 +30,35 @@ export interface StoredUpload {
   bytes: number;
 }
 
-function safeName(name: string): string {
-  const base = name.split(/[\\/]/).pop() ?? 'upload.csv';
-  return base.replace(/[^A-Za-z0-9._-]+/g, '_').slice(-120) || 'upload.csv';
+/** An upload received and not yet kept: validate `path`, then `keep` it or `discard` it. */
+export interface ReceivedUpload {
+  /** The name the client gave the file. */
+  fileName: string;
+  /** The file while it waits, under DATA_DIR/incoming. */
+  path: string;
+  bytes: number;
+  /** Moves the file to DATA_DIR/uploads/<feature>/<time>-<name>, where the history links to it. */
+  keep(feature: string): StoredUpload;
+  /** Deletes the file wherever it is (waiting or kept); safe to call more than once. */
+  discard(): void;
 }
 
-export async function storeUpload(
-  file: MultipartFile,
-  dataDir: string,
-  feature: string,
-): Promise<StoredUpload> {
+/** A file name made of letters, digits, `.`, `_` and `-`, never starting with a dot. */
+export function safeName(name: string): string {
+  const base = name.split(/[\\/]/).pop() ?? 'upload.csv';
+  // A leading dot would make a hidden file (or '..'); the stored name never starts with one.
+  return (
+    base
+      .replace(/[^A-Za-z0-9._-]+/g, '_')
+      .replace(/^\.+/, '')
+      .slice(-120) || 'upload.csv'
+  );
+}
+
+const isTooLarge = (error: unknown) => (error as { code?: unknown }).code === 'FST_REQ_FILE_TOO_LARGE';
+
+/** Receives the file part of a bulk upload (its type checked first) into DATA_DIR/incoming. */
+export async function receiveUpload(file: MultipartFile, dataDir: string): Promise<ReceivedUpload> {
   const typeError = csvFileTypeError({
     name: file.filename,
     type: file.mimetype === 'application/octet-stream' ? '' : file.mimetype,
@@ -35,15 +67,48 @@ export async function storeUpload(
     file.file.resume();
     throw new AppError(415, 'UNSUPPORTED_MEDIA_TYPE', typeError);
   }
-  const dir = join(dataDir, 'uploads', feature);
-  mkdirSync(dir, { recursive: true });
-  const stored = `${new Date().toISOString().replace(/[:.]/g, '-')}-${safeName(file.filename)}`;
-  const path = join(dir, stored);
-  await pipeline(file.file, createWriteStream(path, { mode: 0o600 }));
-  if (file.file.truncated) {
-    throw new AppError(413, 'PAYLOAD_TOO_LARGE', 'The file is larger than the upload limit.');
+  // The name is kept with the batch: text the database cannot store is refused (it was a 500).
+  const nameProblem = unstorableText(file.filename);
+  if (nameProblem) {
+    file.file.resume();
+    throw badRequest(TEXT_MESSAGES[nameProblem]('file name'));
   }
-  return { fileName: file.filename, path, relative: `${feature}/${stored}`, bytes: file.file.bytesRead };
+  const incoming = join(dataDir, INCOMING_DIR);
+  mkdirSync(incoming, { recursive: true });
+  let path = join(incoming, `${randomBytes(12).toString('hex')}.part`);
+  const discard = () => rmSync(path, { force: true });
+  try {
+    await pipeline(file.file, createWriteStream(path, { mode: 0o600 }));
+  } catch (error) {
+    discard();
+    if (isTooLarge(error)) throw new AppError(413, 'PAYLOAD_TOO_LARGE', UPLOAD_MESSAGES.tooLarge);
+    throw error;
+  }
+  if (file.file.truncated) {
+    discard();
+    throw new AppError(413, 'PAYLOAD_TOO_LARGE', UPLOAD_MESSAGES.tooLarge);
+  }
+  const bytes = file.file.bytesRead;
+  return {
+    fileName: file.filename,
+    get path() {
+      return path;
+    },
+    bytes,
+    discard,
+    keep(feature) {
+      const dir = join(dataDir, 'uploads', feature);
+      mkdirSync(dir, { recursive: true });
+      const time = new Date().toISOString().replace(/[:.]/g, '-');
+      const name = safeName(file.filename);
+      let stored = `${time}-${name}`;
+      for (let n = 1; existsSync(join(dir, stored)); n++) stored = `${time}-${n}-${name}`;
+      const kept = join(dir, stored);
+      renameSync(path, kept);
+      path = kept;
+      return { fileName: file.filename, path: kept, relative: `${feature}/${stored}`, bytes };
+    },
+  };
 }
 
 export function readStored(path: string) {

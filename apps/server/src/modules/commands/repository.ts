@@ -1,4 +1,4 @@
-import type { AckMessage, CommandStatus, DeviceState } from '@lendlock/contract';
+import type { AckMessage, CommandStatus, DeviceState, UserLevel } from '@lendlock/contract';
 import { type Kysely, sql, type Transaction } from 'kysely';
 import type { CommandRow, DB, DeviceRow } from '../../db/types';
 
@@ -281,6 +281,33 @@ export async function cancelQueued(db: Db, transactionId: string): Promise<Comma
 
 export async function findCommand(db: Db, transactionId: string): Promise<CommandRow | undefined> {
   return db.selectFrom('commands').selectAll().where('transaction_id', '=', transactionId).executeTakeFirst();
+}
+
+/** How many commands of a batch are in each status. */
+export async function countBatchCommandsByStatus(
+  db: Db,
+  batchId: number,
+): Promise<{ status: CommandStatus; n: number }[]> {
+  return db
+    .selectFrom('commands')
+    .select(['status', db.fn.countAll<number>().as('n')])
+    .where('batch_id', '=', batchId)
+    .groupBy('status')
+    .execute();
+}
+
+/** A command with the current level of the user who issued it (null: the system, or no such user). */
+export async function findCommandWithIssuer(
+  db: Db,
+  transactionId: string,
+): Promise<(CommandRow & { issuer_level: UserLevel | null }) | undefined> {
+  return db
+    .selectFrom('commands')
+    .leftJoin('users', 'users.id', 'commands.user_id')
+    .selectAll('commands')
+    .select('users.userlevel as issuer_level')
+    .where('commands.transaction_id', '=', transactionId)
+    .executeTakeFirst();
 }
 
 export async function pendingCommands(db: Db, imei1: string): Promise<CommandRow[]> {

@@ -16,16 +16,18 @@ import {
   commandKind,
   type DeviceState,
   INITIAL_DEVICE_STATE,
+  MESSAGES,
   type RawCommand,
   type StateMessage,
   stateKeyOf,
 } from '@lendlock/contract';
 import type { FastifyBaseLogger } from 'fastify';
 import { type Kysely, sql, type Transaction } from 'kysely';
+import { issuerLevel, mayCancelIssuedBy, mayUseCommand } from '../../authz/authority';
 import { inTransaction } from '../../db/transaction';
 import type { CommandRow, DB, DeviceRow } from '../../db/types';
 import type { Principal } from '../../plugins/auth';
-import { AppError, notFound } from '../../plugins/errors';
+import { AppError, forbidden, notFound } from '../../plugins/errors';
 import { appendAudit } from '../audit/repository';
 import type { Gateway } from '../devices/gateway';
 import { findDevice, lockDevice, setOnline, setReportedState } from '../devices/repository';
@@ -42,7 +44,7 @@ import {
   claimForDispatchMany,
   devicesWithWork,
   expireCommands,
-  findCommand,
+  findCommandWithIssuer,
   latestStandingCommand,
   lockDeviceByImei,
   lockDevices,
@@ -64,6 +66,7 @@ export const COMMAND_MESSAGES = {
   alreadySent: 'This command has already been sent to the device and can no longer be cancelled.',
   cancelled: 'Command cancelled',
   noSuchCommand: 'No such command',
+  higherLevel: 'You cannot cancel a command issued by a higher level.',
 } as const;
 
 export interface IssueRequest {
@@ -729,27 +732,56 @@ export class CommandService {
     if (device) await this.reconcile([{ ...device, reported_state: report.state }]);
   }
 
+  /**
+   * Cancels a command not yet sent, for a principal with authority over it (authz/authority.ts): the
+   * permission of the command's screen, and a level at least the issuer's. Every attempt on a command the
+   * caller can see is audited, refused or not, with who issued it.
+   */
   async cancel(transactionId: string, actor: Principal, address: string): Promise<void> {
     const { db } = this.options;
-    const command = await findCommand(db, transactionId);
+    const command = await findCommandWithIssuer(db, transactionId);
     if (!command) throw notFound(COMMAND_MESSAGES.noSuchCommand);
     const device = await findDevice(db, command.imei1);
     if (actor.retailerPhone && device?.retailer_phone !== actor.retailerPhone)
       throw notFound(COMMAND_MESSAGES.noSuchCommand);
+    const issuer = issuerLevel(command.user_id, command.issuer_level);
+    const audit = (result: string, reason?: string, into: Kysely<DB> = db) =>
+      appendAudit(into, {
+        actor,
+        action: 'command.cancel',
+        target: command.imei1,
+        address,
+        result,
+        details: {
+          transactionId,
+          command: command.command,
+          imei: command.imei1,
+          issuer: { user: command.user_label, userId: command.user_id, keyId: command.key_id, level: issuer },
+          ...(reason ? { reason } : {}),
+        },
+      });
+    const refusal = !mayUseCommand(actor, command.command)
+      ? forbidden(MESSAGES.unauthorised)
+      : !mayCancelIssuedBy(actor, issuer)
+        ? forbidden(COMMAND_MESSAGES.higherLevel)
+        : null;
+    if (refusal) {
+      await audit('REFUSED', refusal.message);
+      throw refusal;
+    }
     const cancelled = await inTransaction(db, async (trx) => {
       const row = await cancelQueued(trx, transactionId);
-      if (row) await this.recomputeDesired(trx, row.imei1, row.command);
+      if (row) {
+        await this.recomputeDesired(trx, row.imei1, row.command);
+        // The cancel and its audit row commit together.
+        await audit('CANCELLED', undefined, trx);
+      }
       return row;
     });
-    if (!cancelled) throw new AppError(409, 'CONFLICT', COMMAND_MESSAGES.alreadySent);
-    await appendAudit(db, {
-      actor,
-      action: 'command.cancel',
-      target: command.imei1,
-      address,
-      result: 'CANCELLED',
-      details: { transactionId, command: command.command },
-    });
+    if (!cancelled) {
+      await audit('ALREADY_SENT');
+      throw new AppError(409, 'CONFLICT', COMMAND_MESSAGES.alreadySent);
+    }
   }
 
   /** Re-derives the desired value of the key `command` sets, from the commands still standing on it. */

@@ -235,3 +235,44 @@ export async function findReregistrationRequest(db: Db, id: number) {
     .where('reregistration_requests.id', '=', id)
     .executeTakeFirst();
 }
+
+/**
+ * The dashboard's charts of the last 30 days: registrations per day, commands by status, devices online.
+ * With a retailer phone, only that retailer's registrations, devices and the commands sent to them.
+ */
+export async function dashboardCounts(db: Db, retailerPhone: string | null) {
+  const ofRetailer = (column: string) =>
+    retailerPhone === null ? sql`TRUE` : sql`${sql.ref(column)} = ${retailerPhone}`;
+  const perDay = await sql<{ day: string; count: number }>`
+    SELECT to_char(d.day, 'YYYY-MM-DD') AS day, count(r.id)::int AS count
+    FROM generate_series(date_trunc('day', now()) - interval '29 days', date_trunc('day', now()), interval '1 day') AS d(day)
+    LEFT JOIN registrations r ON r.created_at >= d.day AND r.created_at < d.day + interval '1 day'
+      AND ${ofRetailer('r.retailer_phone')}
+    GROUP BY d.day ORDER BY d.day`.execute(db);
+  const byStatus = await db
+    .selectFrom('commands')
+    .select(['status', sql<number>`count(*)::int`.as('count')])
+    .where('created_at', '>=', sql<Date>`now() - interval '30 days'`)
+    .$if(retailerPhone !== null, (q) =>
+      q.where(
+        'imei1',
+        'in',
+        db
+          .selectFrom('devices')
+          .select('imei1')
+          .where('retailer_phone', '=', retailerPhone ?? ''),
+      ),
+    )
+    .groupBy('status')
+    .orderBy('status')
+    .execute();
+  const devices = await db
+    .selectFrom('devices')
+    .select([
+      sql<number>`count(*)::int`.as('total'),
+      sql<number>`count(*) FILTER (WHERE online)::int`.as('online'),
+    ])
+    .$if(retailerPhone !== null, (q) => q.where('retailer_phone', '=', retailerPhone ?? ''))
+    .executeTakeFirstOrThrow();
+  return { perDay: perDay.rows, byStatus, devices };
+}

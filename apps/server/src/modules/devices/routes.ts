@@ -20,19 +20,17 @@ import {
 } from '@lendlock/contract';
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import Papa from 'papaparse';
 import { z } from 'zod';
 import type { AppContext } from '../../app';
 import { requirePrincipal } from '../../plugins/auth';
 import { badRequest } from '../../plugins/errors';
 import { appendAudit } from '../audit/repository';
 import { admitEnrollment } from '../enrollment/service';
+import { assertMayImportFinanced, readFinancedCsv } from './financed';
 import { decideReregistration, deviceIdentity } from './identity';
 import { issueNonce, registerDevice } from './registration';
 import { importFinanced } from './repository';
 import { appVersions, auditReport, dashboardCharts, deviceDetails, homeData } from './service';
-
-const IMEI = /^\d{15}$/;
 
 export function deviceRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   return async (app) => {
@@ -113,8 +111,8 @@ export function deviceRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     app.get('/api/homeData.php', { schema: { response: { 200: homeDataResponseSchema } } }, async (request) =>
       homeData(ctx.db, requirePrincipal(request).retailerPhone),
     );
-    app.get('/api/v2/dashboard', { schema: { response: { 200: dashboardChartsSchema } } }, async () =>
-      dashboardCharts(ctx.db),
+    app.get('/api/v2/dashboard', { schema: { response: { 200: dashboardChartsSchema } } }, async (request) =>
+      dashboardCharts(ctx.db, requirePrincipal(request).retailerPhone),
     );
 
     app.post(
@@ -161,30 +159,23 @@ export function deviceRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     app.post(
       '/api/v2/financedImeis',
       { schema: { body: financedImportRequestSchema, response: { 200: financedImportResponseSchema } } },
-      async (request) => imported([...new Set(request.body.imeis)], 'api', request),
+      async (request) => {
+        assertMayImportFinanced(requirePrincipal(request));
+        return imported([...new Set(request.body.imeis)], 'api', request);
+      },
     );
 
     app.post(
       '/api/v2/financedImeis/upload',
       { schema: { response: { 200: financedImportResponseSchema } } },
       async (request) => {
+        assertMayImportFinanced(requirePrincipal(request));
         const file = await request.file();
         if (!file) throw badRequest('Attach a CSV file as "file".');
-        const text = (await file.toBuffer()).toString('utf8').replace(/^\uFEFF/, '');
-        const parsed = Papa.parse<Record<string, string>>(text, {
-          header: true,
-          skipEmptyLines: 'greedy',
-          transformHeader: (h) => h.trim().toLowerCase(),
-        });
-        const column = parsed.meta.fields?.find((f) => f === 'imei1' || f === 'imei');
-        if (!column) throw badRequest('The CSV needs an imei1 column.');
-        const imeis = parsed.data.map((row) => (row[column] ?? '').trim());
-        const bad = imeis.findIndex((imei) => !IMEI.test(imei));
-        if (bad >= 0)
-          throw badRequest(`Line ${bad + 2}: Invalid Length found in imei, only 15 digits allowed`);
+        const imeis = await readFinancedCsv(file.file, ctx.config.batchMaxRows);
         if (imeis.length === 0)
           return { status: 'success' as const, message: 'The file has no IMEIs: nothing added.', added: 0 };
-        return imported([...new Set(imeis)], 'csv', request);
+        return imported(imeis, 'csv', request);
       },
     );
   };

@@ -11,6 +11,7 @@ import {
   toExecutedCommandRow,
   toRegistrationRow,
 } from './mapper';
+import { dashboardCounts } from './repository';
 
 const count = sql<number>`count(*)::int`;
 
@@ -50,26 +51,12 @@ export async function homeData(db: Kysely<DB>, retailerPhone: string | null = nu
   };
 }
 
-export async function dashboardCharts(db: Kysely<DB>) {
-  const perDay = await sql<{ day: string; count: number }>`
-    SELECT to_char(d.day, 'YYYY-MM-DD') AS day, count(r.id)::int AS count
-    FROM generate_series(date_trunc('day', now()) - interval '29 days', date_trunc('day', now()), interval '1 day') AS d(day)
-    LEFT JOIN registrations r ON r.created_at >= d.day AND r.created_at < d.day + interval '1 day'
-    GROUP BY d.day ORDER BY d.day`.execute(db);
-  const byStatus = await db
-    .selectFrom('commands')
-    .select(['status', count.as('count')])
-    .where('created_at', '>=', sql<Date>`now() - interval '30 days'`)
-    .groupBy('status')
-    .orderBy('status')
-    .execute();
-  const devices = await db
-    .selectFrom('devices')
-    .select([count.as('total'), sql<number>`count(*) FILTER (WHERE online)::int`.as('online')])
-    .executeTakeFirstOrThrow();
+/** The dashboard's charts; a retailer user's count only that retailer's devices, like homeData. */
+export async function dashboardCharts(db: Kysely<DB>, retailerPhone: string | null = null) {
+  const { perDay, byStatus, devices } = await dashboardCounts(db, retailerPhone);
   return {
     status: 'success' as const,
-    registrationsPerDay: perDay.rows.map((r) => ({ day: r.day, count: Number(r.count) })),
+    registrationsPerDay: perDay.map((r) => ({ day: r.day, count: Number(r.count) })),
     commandsByStatus: byStatus.map((r) => ({ status: r.status, count: Number(r.count) })),
     devicesOnline: Number(devices.online),
     devicesTotal: Number(devices.total),

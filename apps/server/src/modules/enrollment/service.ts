@@ -11,7 +11,7 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../../db/types';
 import { randomSecret, sha256Hex } from '../../lib/secrets';
 import { AppError, badRequest, conflict, notFound } from '../../plugins/errors';
-import { recordFailures, throttledError, throttledKeys } from '../auth/repository';
+import { refundAttempt, reserveAttempt, throttledError } from '../auth/repository';
 import { insertSecret, listSecrets, revokeSecret, useSecret } from './repository';
 
 export const REGISTRATION_MESSAGES = {
@@ -58,28 +58,22 @@ export async function admitEnrollment(
   // Agents on the server's own machine (the demo fleet, `npm run sim` against localhost) register
   // thousands at once; the limit is for the network.
   const admitted = isLoopback(address) ? null : `enroll-ok-${kind}:${address}`;
-  const blocked = await throttledKeys(
-    db,
-    [
-      { key: failures, max: limits.maxFailures },
-      ...(admitted ? [{ key: admitted, max: limits.maxAdmitted }] : []),
-    ],
-    limits.windowMs,
-  );
-  const wrong = blocked.find((b) => b.key === failures);
+  // Counted as a wrong secret before the secret is checked (atomically, so calls sent together are at
+  // most `maxFailures` checked), and taken back right after when it was right.
+  const [wrong] = await reserveAttempt(db, [{ key: failures, max: limits.maxFailures }], limits.windowMs);
   if (wrong) throw throttledError(wrong.retryAfterMs, REGISTRATION_MESSAGES.throttled);
-  const busy = blocked[0];
-  if (busy) throw throttledError(busy.retryAfterMs, REGISTRATION_MESSAGES.tooMany);
   let name: string | null = null;
   if (given) {
     if (configured && sameSecret(configured, given)) name = CONFIGURED_SECRET_NAME;
     else name = (await useSecret(db, sha256Hex(given)))?.name ?? null;
   }
-  if (name === null) {
-    await recordFailures(db, [failures], limits.windowMs);
-    throw new AppError(401, 'UNAUTHENTICATED', REGISTRATION_MESSAGES.badSecret);
+  if (name === null) throw new AppError(401, 'UNAUTHENTICATED', REGISTRATION_MESSAGES.badSecret);
+  await refundAttempt(db, [failures], limits.windowMs);
+  if (admitted) {
+    // Right secrets have their own allowance, counted as atomically; a refused call is not counted.
+    const [busy] = await reserveAttempt(db, [{ key: admitted, max: limits.maxAdmitted }], limits.windowMs);
+    if (busy) throw throttledError(busy.retryAfterMs, REGISTRATION_MESSAGES.tooMany);
   }
-  if (admitted) await recordFailures(db, [admitted], limits.windowMs);
   return name;
 }
 

@@ -1,3 +1,4 @@
+import type { KeyDeactivationReason, UserLevel } from '@lendlock/contract';
 import { type Kysely, sql, type Transaction } from 'kysely';
 import type { DB } from '../../db/types';
 
@@ -8,14 +9,19 @@ export interface KeyListRow {
   created_at: Date;
   user_id: number;
   owner_email: string;
-  owner_level: 'USER' | 'ADMIN' | 'SUPERADMIN';
+  owner_level: UserLevel;
   last_used_at: Date | null;
+  deactivated_at: Date | null;
+  deactivated_by_email: string | null;
+  deactivated_by_level: UserLevel | null;
+  deactivated_reason: KeyDeactivationReason | null;
 }
 
 function keysQuery(db: Kysely<DB>) {
   return db
     .selectFrom('api_keys')
     .innerJoin('users', 'users.id', 'api_keys.user_id')
+    .leftJoin('users as deactivator', 'deactivator.id', 'api_keys.deactivated_by')
     .select([
       'api_keys.id',
       'api_keys.key_name',
@@ -23,22 +29,38 @@ function keysQuery(db: Kysely<DB>) {
       'api_keys.created_at',
       'api_keys.user_id',
       'api_keys.last_used_at',
+      'api_keys.deactivated_at',
+      'api_keys.deactivated_by_level',
+      'api_keys.deactivated_reason',
+      'deactivator.email as deactivated_by_email',
       'users.email as owner_email',
       'users.userlevel as owner_level',
     ]);
 }
 
-export async function listKeys(db: Kysely<DB>, ownerId?: number): Promise<KeyListRow[]> {
-  let query = keysQuery(db).orderBy('api_keys.id');
-  if (ownerId !== undefined) query = query.where('api_keys.user_id', '=', ownerId);
-  return query.execute();
+/** Keys in id order: those of `ownerId` when given, else of every owner whose level is in `ownerLevels`. */
+export async function listKeys(
+  db: Kysely<DB>,
+  filter: { ownerId: number } | { ownerLevels: readonly UserLevel[] },
+): Promise<KeyListRow[]> {
+  const query = keysQuery(db).orderBy('api_keys.id');
+  return 'ownerId' in filter
+    ? query.where('api_keys.user_id', '=', filter.ownerId).execute()
+    : query.where('users.userlevel', 'in', filter.ownerLevels).execute();
 }
 
-export async function findKey(
-  trx: Transaction<DB> | Kysely<DB>,
-  id: number,
-): Promise<KeyListRow | undefined> {
-  return keysQuery(trx).where('api_keys.id', '=', id).executeTakeFirst();
+/** The key, its row locked until the transaction ends, so two status changes apply one after the other. */
+export async function lockKey(trx: Transaction<DB>, id: number): Promise<KeyListRow | undefined> {
+  return keysQuery(trx).where('api_keys.id', '=', id).forUpdate('api_keys').executeTakeFirst();
+}
+
+/** Every key of a user, locked like `lockKey`. */
+export async function lockKeysOf(trx: Transaction<DB>, userId: number): Promise<KeyListRow[]> {
+  return keysQuery(trx)
+    .where('api_keys.user_id', '=', userId)
+    .orderBy('api_keys.id')
+    .forUpdate('api_keys')
+    .execute();
 }
 
 export async function insertKey(
@@ -53,12 +75,47 @@ export async function insertKey(
   return row.id;
 }
 
-export async function setKeyStatus(
-  trx: Transaction<DB> | Kysely<DB>,
-  id: number,
-  status: 'active' | 'inactive',
-) {
-  await trx.updateTable('api_keys').set({ status }).where('id', '=', id).execute();
+export interface Deactivation {
+  /** Who switched the key off; null for the system (a password reset). */
+  by: number | null;
+  /** The lowest level that may switch it on again. */
+  level: UserLevel;
+  reason: KeyDeactivationReason;
+}
+
+/** Switches a key on, forgetting why it was off. */
+export async function activateKey(trx: Transaction<DB>, id: number): Promise<void> {
+  await trx
+    .updateTable('api_keys')
+    .set({
+      status: 'active',
+      deactivated_at: null,
+      deactivated_by: null,
+      deactivated_by_level: null,
+      deactivated_reason: null,
+    })
+    .where('id', '=', id)
+    .execute();
+}
+
+/** Records `deactivation` on the keys `ids`, switching them off. */
+export async function deactivateKeys(
+  trx: Transaction<DB>,
+  ids: readonly number[],
+  deactivation: Deactivation,
+): Promise<void> {
+  if (ids.length === 0) return;
+  await trx
+    .updateTable('api_keys')
+    .set({
+      status: 'inactive',
+      deactivated_at: sql<Date>`now()` as unknown as Date,
+      deactivated_by: deactivation.by,
+      deactivated_by_level: deactivation.level,
+      deactivated_reason: deactivation.reason,
+    })
+    .where('id', 'in', ids)
+    .execute();
 }
 
 /** Records a key's use, at most once a minute per key (no write on every call). */

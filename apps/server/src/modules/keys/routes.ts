@@ -1,6 +1,7 @@
 import {
   generateKeyRequestSchema,
   generateKeyResponseSchema,
+  KEY_MESSAGES,
   statusMessageSchema,
   updateKeyStatusRequestSchema,
   viewKeysResponseSchema,
@@ -8,7 +9,7 @@ import {
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppContext } from '../../app';
 import { requirePrincipal } from '../../plugins/auth';
-import { generateKey, KEY_MESSAGES, updateKeyStatus, viewKeys } from './service';
+import { generateKey, updateKeyStatus, viewKeys } from './service';
 
 /** Key management, under its own base (`/keyapi/`) as in spec §7. */
 export function keyRoutes(ctx: AppContext): FastifyPluginAsyncZod {
@@ -25,8 +26,9 @@ export function keyRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       async (request) => {
         const created = await generateKey(
           ctx.db,
+          ctx.authSettings,
           { actor: requirePrincipal(request), address: request.ip },
-          { keyName: request.body.key_name, userId: request.body.user_id },
+          { keyName: request.body.key_name, password: request.body.password, userId: request.body.user_id },
         );
         return {
           status: 'success' as const,

@@ -1,32 +1,63 @@
 /**
- * Integrator API keys (design.md §3.4): created for oneself only, shown once, stored as a SHA-256 hash.
- * A key acts with the rights of the user who created it, so it never has more rights than its creator.
+ * Integrator API keys (design.md §3.4): created for oneself only, with the password typed again, shown
+ * once, stored as a SHA-256 hash. A key acts with the rights of the user who created it, so it never has
+ * more rights than its creator, and it follows its owner's account (design.md §5): a password reset or a
+ * disable switches the owner's keys off, and a key switched off by a higher level, or with the account,
+ * cannot be switched on again by a lower one (its owner included).
  */
-import type { ApiKey, KeyStatus } from '@lendlock/contract';
-import { passesEveryPermission } from '@lendlock/contract';
-import type { Kysely } from 'kysely';
+import {
+  type ApiKey,
+  KEY_MESSAGES,
+  type KeyDeactivationReason,
+  type KeyStatus,
+  type UserLevel,
+} from '@lendlock/contract';
+import type { Kysely, Transaction } from 'kysely';
 import { inTransaction } from '../../db/transaction';
 import type { DB } from '../../db/types';
 import { randomSecret, sha256Hex } from '../../lib/secrets';
 import type { Principal } from '../../plugins/auth';
-import { forbidden, notFound } from '../../plugins/errors';
+import { AppError, forbidden, notFound } from '../../plugins/errors';
 import { appendAudit } from '../audit/repository';
+import { confirmPassword } from '../auth/reauth';
+import type { AuthSettings } from '../auth/service';
+import { BATCH_PAUSE_REASONS, pauseBatchesOf } from '../batches/service';
 import { type ActorContext, canManage } from '../users/service';
-import { findKey, insertKey, type KeyListRow, listKeys, setKeyStatus } from './repository';
-
-export const KEY_MESSAGES = {
-  generated: 'Key generated successfully. Copy it now: it will not be shown again.',
-  onlyOwn: 'A key can only be generated for yourself.',
-  notFound: 'Key not found',
-  notYours: 'You can change your own keys only.',
-  statusUpdated: (status: KeyStatus) =>
-    `Key ${status === 'active' ? 'activated' : 'deactivated'} successfully`,
-} as const;
+import {
+  activateKey,
+  type Deactivation,
+  deactivateKeys,
+  insertKey,
+  type KeyListRow,
+  listKeys,
+  lockKey,
+  lockKeysOf,
+} from './repository';
 
 /** Prefix that makes a leaked key recognisable by secret scanners. */
 export const KEY_PREFIX = 'llk_';
 
+const RANK: Record<UserLevel, number> = { USER: 1, ADMIN: 2, SUPERADMIN: 3 };
+/** Nothing recorded (keys switched off before migration 0014) ranks below every level. */
+const rankOf = (level: UserLevel | null): number => (level === null ? 0 : RANK[level]);
+
+/** Whether someone of level `actor` may switch on a key switched off at level `recorded`: at least that. */
+function mayReactivate(actor: UserLevel, recorded: UserLevel | null): boolean {
+  return RANK[actor] >= rankOf(recorded);
+}
+
+/**
+ * The level recorded when a user's keys go off with the account: the level of whoever did it, and at
+ * least the level above the owner, so that the owner alone, or whoever holds the account now (a password
+ * reset may be an attacker's), cannot switch them back on. A SUPERADMIN's keys need a SUPERADMIN.
+ */
+function accountDeactivationLevel(owner: UserLevel, actor: UserLevel | null): UserLevel {
+  const above: UserLevel = owner === 'USER' ? 'ADMIN' : 'SUPERADMIN';
+  return actor !== null && RANK[actor] > RANK[above] ? actor : above;
+}
+
 export function toApiKey(row: KeyListRow): ApiKey {
+  const inactive = row.status === 'inactive';
   return {
     id: row.id,
     key_name: row.key_name,
@@ -35,21 +66,34 @@ export function toApiKey(row: KeyListRow): ApiKey {
     user_id: row.user_id,
     owner_email: row.owner_email,
     last_used_at: row.last_used_at ? new Date(row.last_used_at).toISOString() : null,
+    deactivated_at: inactive && row.deactivated_at ? new Date(row.deactivated_at).toISOString() : null,
+    deactivated_by: inactive ? row.deactivated_by_email : null,
+    deactivated_by_level: inactive ? row.deactivated_by_level : null,
+    deactivated_reason: inactive ? row.deactivated_reason : null,
   };
 }
 
-/** ADMIN and SUPERADMIN see every key; others their own. */
+/** A SUPERADMIN sees every key; an ADMIN every key but a SUPERADMIN's; others their own. */
 export async function viewKeys(db: Kysely<DB>, actor: Principal): Promise<ApiKey[]> {
-  const rows = await listKeys(db, passesEveryPermission(actor.userlevel) ? undefined : actor.userId);
-  return rows.map(toApiKey);
+  const filter =
+    actor.userlevel === 'SUPERADMIN'
+      ? { ownerLevels: ['USER', 'ADMIN', 'SUPERADMIN'] as const }
+      : actor.userlevel === 'ADMIN'
+        ? { ownerLevels: ['USER', 'ADMIN'] as const }
+        : { ownerId: actor.userId };
+  return (await listKeys(db, filter)).map(toApiKey);
 }
 
 export async function generateKey(
   db: Kysely<DB>,
+  settings: AuthSettings,
   { actor, address }: ActorContext,
-  input: { keyName: string; userId?: number | undefined },
+  input: { keyName: string; password: string; userId?: number | undefined },
 ): Promise<{ id: number; key: string }> {
   if (input.userId !== undefined && input.userId !== actor.userId) throw forbidden(KEY_MESSAGES.onlyOwn);
+  if (!(await confirmPassword(db, settings, { actor, address, action: 'key.generate' }, input.password))) {
+    throw new AppError(401, 'INVALID_CREDENTIALS', KEY_MESSAGES.wrongPassword);
+  }
   const key = `${KEY_PREFIX}${randomSecret(32)}`;
   const id = await insertKey(db, { name: input.keyName, hash: sha256Hex(key), userId: actor.userId });
   await appendAudit(db, {
@@ -63,24 +107,108 @@ export async function generateKey(
   return { id, key };
 }
 
+/**
+ * Pauses the batches started with these keys (`pauseBatchesOf`, modules/batches): every key
+ * deactivation, by hand or with the account, goes through here, inside its transaction.
+ */
+async function pauseBatchesOfKeys(
+  trx: Transaction<DB>,
+  keyIds: readonly number[],
+  actor: Principal | null,
+): Promise<void> {
+  for (const keyId of keyIds) await pauseBatchesOf(trx, { keyId }, BATCH_PAUSE_REASONS.keyDeactivated, actor);
+}
+
+/** Switches keys off inside `trx` and audits each with its reason; returns the ids changed. */
+async function switchOff(
+  trx: Transaction<DB>,
+  keys: readonly KeyListRow[],
+  deactivation: Deactivation,
+  audit: { actor: Principal | null; address: string | null },
+): Promise<number[]> {
+  // Never lower what is recorded: a key already off at a higher level stays as it is.
+  const changed = keys.filter(
+    (key) => key.status === 'active' || rankOf(key.deactivated_by_level) < RANK[deactivation.level],
+  );
+  const ids = changed.map((key) => key.id);
+  await deactivateKeys(trx, ids, deactivation);
+  for (const key of changed) {
+    await appendAudit(trx, {
+      actor: audit.actor,
+      action: 'key.status',
+      target: `key:${key.id}`,
+      address: audit.address,
+      result: 'success',
+      details: {
+        from: key.status,
+        to: 'inactive',
+        owner: key.owner_email,
+        reason: deactivation.reason,
+        level: deactivation.level,
+      },
+    });
+  }
+  await pauseBatchesOfKeys(trx, ids, audit.actor);
+  return ids;
+}
+
+/**
+ * Switches off every key of `owner` with the account (a password reset, a disable, a forced logout that
+ * asked for it), audited with the reason. `actor` is who did it; null for the system (a password reset).
+ * Call it inside the transaction that changes the account. Returns the ids of the keys changed.
+ */
+export async function deactivateKeysOf(
+  trx: Transaction<DB>,
+  owner: { id: number; userlevel: UserLevel },
+  reason: Exclude<KeyDeactivationReason, 'manual'>,
+  { actor, address }: { actor: Principal | null; address: string | null },
+): Promise<number[]> {
+  const keys = await lockKeysOf(trx, owner.id);
+  const level = accountDeactivationLevel(owner.userlevel, actor?.userlevel ?? null);
+  return switchOff(trx, keys, { by: actor?.userId ?? null, level, reason }, { actor, address });
+}
+
 export async function updateKeyStatus(
   db: Kysely<DB>,
   { actor, address }: ActorContext,
   input: { keyId: number; status: KeyStatus },
 ): Promise<void> {
   await inTransaction(db, async (trx) => {
-    const key = await findKey(trx, input.keyId);
+    const key = await lockKey(trx, input.keyId);
     if (!key) throw notFound(KEY_MESSAGES.notFound);
     if (key.user_id !== actor.userId && !canManage(actor, key.owner_level))
       throw forbidden(KEY_MESSAGES.notYours);
-    await setKeyStatus(trx, key.id, input.status);
+    if (input.status === 'inactive') {
+      const deactivation = { by: actor.userId, level: actor.userlevel, reason: 'manual' } as const;
+      // Already off at a higher level: it stays off as recorded; the request is answered as done.
+      const changed = await switchOff(trx, [key], deactivation, { actor, address });
+      if (changed.length === 0) await auditUnchanged(trx, actor, address, key);
+      return;
+    }
+    if (key.status === 'inactive' && !mayReactivate(actor.userlevel, key.deactivated_by_level)) {
+      const needed = key.deactivated_by_level === 'SUPERADMIN' ? 'SUPERADMIN' : 'ADMIN';
+      throw forbidden(KEY_MESSAGES.reactivationNeeds(needed));
+    }
+    await activateKey(trx, key.id);
     await appendAudit(trx, {
       actor,
       action: 'key.status',
       target: `key:${key.id}`,
       address,
       result: 'success',
-      details: { from: key.status, to: input.status, owner: key.owner_email },
+      details: { from: key.status, to: 'active', owner: key.owner_email },
     });
+  });
+}
+
+/** A deactivation of a key already off at a higher level still leaves its trace. */
+async function auditUnchanged(trx: Transaction<DB>, actor: Principal, address: string, key: KeyListRow) {
+  await appendAudit(trx, {
+    actor,
+    action: 'key.status',
+    target: `key:${key.id}`,
+    address,
+    result: 'unchanged',
+    details: { from: key.status, to: 'inactive', owner: key.owner_email, level: key.deactivated_by_level },
   });
 }

@@ -1,11 +1,16 @@
-import { type Kysely, sql, type Transaction } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import type { DB } from '../../db/types';
 
-/** Voids the user's open tokens (a newer one replaces them) and stores the new one's hash. */
+/**
+ * Voids the user's open tokens (a newer one replaces them) and stores the new one's hash. Requests for
+ * one user are serialised (a transaction-scoped advisory lock): two at once would otherwise each void
+ * what they see and both insert, leaving two open tokens.
+ */
 export async function replaceResetToken(
   trx: Transaction<DB>,
   token: { hash: string; userId: number; expiresAt: Date },
 ): Promise<void> {
+  await sql`SELECT pg_advisory_xact_lock(hashtext('password_resets'), ${token.userId}::int)`.execute(trx);
   await trx
     .updateTable('password_resets')
     .set({ used_at: sql<Date>`now()` as unknown as Date, used_reason: 'superseded' })
@@ -29,14 +34,4 @@ export async function consumeResetToken(trx: Transaction<DB>, hash: string): Pro
     .returning('user_id')
     .executeTakeFirst();
   return row?.user_id;
-}
-
-export async function countRecentResets(db: Kysely<DB>, userId: number, windowMs: number): Promise<number> {
-  const row = await db
-    .selectFrom('password_resets')
-    .select(sql<number>`count(*)::int`.as('n'))
-    .where('user_id', '=', userId)
-    .where('created_at', '>', sql<Date>`now() - ${windowMs} * interval '1 millisecond'`)
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
 }

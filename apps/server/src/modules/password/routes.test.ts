@@ -1,4 +1,4 @@
-import { MESSAGES } from '@lendlock/contract';
+import { KEY_MESSAGES, MESSAGES } from '@lendlock/contract';
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { SMTPServer } from 'smtp-server';
@@ -187,14 +187,84 @@ describe.each(databaseKinds())('forgot and reset password on %s', (kind) => {
     const user = await buildUser(database);
     const before = Date.now();
     await forgot(user.email);
-    const row = await database.db
-      .selectFrom('password_resets')
-      .select('expires_at')
-      .where('user_id', '=', user.id)
-      .executeTakeFirstOrThrow();
+    // The token is made after the answer (forgot.test.ts): wait for it.
+    const row = await vi.waitFor(() =>
+      database.db
+        .selectFrom('password_resets')
+        .select('expires_at')
+        .where('user_id', '=', user.id)
+        .executeTakeFirstOrThrow(),
+    );
     const ttl = new Date(row.expires_at).getTime() - before;
     expect(ttl).toBeGreaterThan(29 * 60_000);
     expect(ttl).toBeLessThanOrEqual(30 * 60_000 + 5000);
+  });
+
+  it("a password reset switches the user's API keys off; whoever holds the account now cannot switch them on", async () => {
+    const user = await buildUser(database, { permissions: ['keyManagement'] });
+    const inject = (token: string, method: 'GET' | 'POST', url: string, payload?: object) =>
+      app.inject({ method, url, headers: { 'x-api-key': token }, ...(payload ? { payload } : {}) });
+    const session = await loginAs(app, user);
+    const { id, key } = (
+      await inject(session.token, 'POST', '/keyapi/generate_key.php', {
+        key_name: 'held before the reset',
+        password: user.password,
+      })
+    ).json();
+    expect((await inject(key, 'GET', '/api/homeData.php')).statusCode).toBe(200);
+    const keyRows = () => database.db.selectFrom('api_keys').selectAll().orderBy('id').execute();
+
+    // A refused reset changes no key.
+    const untouched = await keyRows();
+    expect((await reset('not-a-token', 'brand-new-pass')).statusCode).toBe(400);
+    expect(await keyRows()).toEqual(untouched);
+
+    await forgot(user.email);
+    expect((await reset(linkIn(await mailTo(user.email)), 'brand-new-pass')).statusCode).toBe(200);
+    expect((await inject(key, 'GET', '/api/homeData.php')).statusCode).toBe(401);
+    const row = await database.db
+      .selectFrom('api_keys')
+      .selectAll()
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
+    expect(row).toMatchObject({
+      status: 'inactive',
+      deactivated_by: null,
+      deactivated_by_level: 'ADMIN',
+      deactivated_reason: 'password reset',
+    });
+    const audit = await database.db
+      .selectFrom('audit_log')
+      .select(['actor', 'result', 'details'])
+      .where('action', '=', 'key.status')
+      .where('target', '=', `key:${id}`)
+      .execute();
+    expect(audit).toEqual([
+      expect.objectContaining({
+        actor: 'system',
+        result: 'success',
+        details: expect.objectContaining({ reason: 'password reset', to: 'inactive' }),
+      }),
+    ]);
+
+    // Whoever reset the password (the owner, or someone who read the owner's mail) cannot switch it on.
+    const after = await loginAs(app, { email: user.email, password: 'brand-new-pass' });
+    const before = await keyRows();
+    const refused = await inject(after.token, 'POST', '/keyapi/keymanagement/update_key_status.php', {
+      keyId: id,
+      status: 'active',
+    });
+    expect(refused.statusCode).toBe(403);
+    expect(refused.json().message).toBe(KEY_MESSAGES.reactivationNeeds('ADMIN'));
+    expect(await keyRows()).toEqual(before);
+    // An ADMIN can, once satisfied.
+    const admin = await loginAs(app, await buildUser(database, { userlevel: 'ADMIN' }));
+    const ok = await inject(admin.token, 'POST', '/keyapi/keymanagement/update_key_status.php', {
+      keyId: id,
+      status: 'active',
+    });
+    expect(ok.statusCode).toBe(200);
+    expect((await inject(key, 'GET', '/api/homeData.php')).statusCode).toBe(200);
   });
 
   it('refuses a missing token and a too-short password, changing nothing', async () => {

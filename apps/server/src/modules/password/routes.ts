@@ -6,16 +6,18 @@ import {
   statusMessageSchema,
   validateForgotPasswordForm,
 } from '@lendlock/contract';
+import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppContext } from '../../app';
 import { badRequest } from '../../plugins/errors';
-import { forgotPassword, type PasswordContext, resetPassword } from './service';
+import { acceptForgotPassword, type PasswordContext, resetPassword } from './service';
 
 export function passwordRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   return async (app) => {
     const passwordCtx: PasswordContext = {
       db: ctx.db,
       mailer: ctx.mailer,
+      mail: ctx.mail,
       publicUrl: ctx.config.publicUrl,
       passwordMinLength: ctx.config.passwordMinLength,
       log: app.log,
@@ -24,14 +26,28 @@ export function passwordRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     app.addHook('onClose', async () => {
       await Promise.allSettled([...(passwordCtx.pending ?? [])]);
     });
+    /** What a forgot-password request still has to do once its answer has been sent. */
+    const afterAnswer = new WeakMap<FastifyRequest, () => Promise<void>>();
 
     app.post(
       '/api/forgotPassword.php',
-      { schema: { body: forgotPasswordRequestSchema, response: { 200: forgotPasswordResponseSchema } } },
+      {
+        schema: { body: forgotPasswordRequestSchema, response: { 200: forgotPasswordResponseSchema } },
+        // onResponse runs once the answer has been sent: the account's work cannot delay it.
+        onResponse: async (request) => {
+          const work = afterAnswer.get(request);
+          if (!work) return;
+          const done = work().catch((error: unknown) =>
+            request.log.error({ err: error }, 'forgot-password request failed after its answer'),
+          );
+          passwordCtx.pending?.add(done);
+          void done.finally(() => passwordCtx.pending?.delete(done));
+        },
+      },
       async (request) => {
         const problem = validateForgotPasswordForm(request.body.email);
         if (problem) throw badRequest(problem);
-        await forgotPassword(passwordCtx, request.body.email, request.ip);
+        afterAnswer.set(request, await acceptForgotPassword(passwordCtx, request.body.email, request.ip));
         return { status: 'success' as const, message: MESSAGES.resetLinkSent };
       },
     );

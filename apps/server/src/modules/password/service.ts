@@ -2,6 +2,11 @@
  * Forgot / reset password (design.md §3.1): the token is mailed, never returned; it has 256 bits, is
  * stored hashed, is single-use, expires after 30 minutes and is voided by a newer one. A reset ends
  * every session of the user.
+ *
+ * A forgot-password request answers before anything that depends on the account is done (the address's
+ * limit is all that runs first): the account is looked up, the token made and its mail queued after the
+ * answer has left, so the answer takes the same time whether or not the address belongs to anyone. The
+ * mail is written to the outbox in the token's transaction and sent by the outbox worker, with retries.
  */
 import { MESSAGES, RESET_TOKEN_TTL_MS, validatePassword } from '@lendlock/contract';
 import type { FastifyBaseLogger } from 'fastify';
@@ -12,9 +17,11 @@ import { hashPassword, randomSecret, sha256Hex } from '../../lib/secrets';
 import { badRequest } from '../../plugins/errors';
 import type { Mailer } from '../../plugins/mailer';
 import { appendAudit } from '../audit/repository';
-import { endUserSessions, recordFailures, throttledKeys } from '../auth/repository';
+import { endUserSessions, reserveAttempt } from '../auth/repository';
+import { deactivateKeysOf } from '../keys/service';
+import type { MailOutbox } from '../mail/outbox';
 import { findUserByEmail, findUserById, updateUserRow } from '../users/repository';
-import { consumeResetToken, countRecentResets, replaceResetToken } from './repository';
+import { consumeResetToken, replaceResetToken } from './repository';
 
 /** At most this many reset mails per account per 30 minutes (mail bombing); the answer never differs. */
 export const MAX_RESET_MAILS = 5;
@@ -24,10 +31,11 @@ export const MAX_FORGOT_PER_ADDRESS = 20;
 export interface PasswordContext {
   db: Kysely<DB>;
   mailer: Mailer;
+  mail: MailOutbox;
   publicUrl: string;
   passwordMinLength: number;
   log: FastifyBaseLogger;
-  /** Mails still being sent (awaited on shutdown and by tests). */
+  /** Requests still being worked on after their answer (awaited on shutdown). */
   pending?: Set<Promise<void>>;
 }
 
@@ -46,24 +54,43 @@ export function resetMail(link: string): { subject: string; text: string } {
 }
 
 /**
- * Always resolves the same way for known and unknown addresses: the mail is sent after the answer, and a
- * mail failure is logged, never returned (it would tell that the account exists).
+ * The part of a forgot-password request that runs before the answer: the same statements for every
+ * address, known or not (only the client address's limit, counted atomically). Returns the rest, which
+ * the caller runs after the answer has been sent (`completeForgotPassword`).
  */
-export async function forgotPassword(ctx: PasswordContext, email: string, address: string): Promise<void> {
-  const addressKey = `forgot-addr:${address}`;
-  if (
-    (await throttledKeys(ctx.db, [{ key: addressKey, max: MAX_FORGOT_PER_ADDRESS }], RESET_TOKEN_TTL_MS))
-      .length > 0
-  ) {
-    await appendAudit(ctx.db, {
-      actor: { label: email.slice(0, 254) },
-      action: 'password.forgot',
-      address,
-      result: 'throttled',
-    });
-    return;
+export async function acceptForgotPassword(
+  ctx: PasswordContext,
+  email: string,
+  address: string,
+): Promise<() => Promise<void>> {
+  const blocked = await reserveAttempt(
+    ctx.db,
+    [{ key: `forgot-addr:${address}`, max: MAX_FORGOT_PER_ADDRESS }],
+    RESET_TOKEN_TTL_MS,
+  );
+  if (blocked.length > 0) {
+    return async () => {
+      await appendAudit(ctx.db, {
+        actor: { label: email.slice(0, 254) },
+        action: 'password.forgot',
+        address,
+        result: 'throttled',
+      });
+    };
   }
-  await recordFailures(ctx.db, [addressKey], RESET_TOKEN_TTL_MS);
+  return () => completeForgotPassword(ctx, email, address);
+}
+
+/**
+ * After the answer: an active user gets a new token and its mail, queued in one transaction (the token
+ * never exists without its mail, nor the mail without its token), at most MAX_RESET_MAILS per 30 minutes
+ * (counted atomically, so requests sent together cannot bomb the mailbox). Anything else is audited only.
+ */
+export async function completeForgotPassword(
+  ctx: PasswordContext,
+  email: string,
+  address: string,
+): Promise<void> {
   const user = await findUserByEmail(ctx.db, email);
   if (user?.userstatus !== 'ACTIVE') {
     await appendAudit(ctx.db, {
@@ -74,7 +101,12 @@ export async function forgotPassword(ctx: PasswordContext, email: string, addres
     });
     return;
   }
-  if ((await countRecentResets(ctx.db, user.id, RESET_TOKEN_TTL_MS)) >= MAX_RESET_MAILS) {
+  const limited = await reserveAttempt(
+    ctx.db,
+    [{ key: `forgot-acct:${user.id}`, max: MAX_RESET_MAILS }],
+    RESET_TOKEN_TTL_MS,
+  );
+  if (limited.length > 0) {
     await appendAudit(ctx.db, {
       actor: { label: user.email },
       action: 'password.forgot',
@@ -84,32 +116,29 @@ export async function forgotPassword(ctx: PasswordContext, email: string, addres
     return;
   }
   const token = randomSecret(32);
-  await inTransaction(ctx.db, (trx) =>
-    replaceResetToken(trx, {
-      hash: sha256Hex(token),
-      userId: user.id,
-      expiresAt: new Date(Date.now() + RESET_TOKEN_TTL_MS),
-    }),
-  );
+  const expiresAt = new Date(Date.now() + RESET_TOKEN_TTL_MS);
   const link = `${ctx.publicUrl}/resetPassword/${token}`;
-  await appendAudit(ctx.db, {
-    actor: { label: user.email },
-    action: 'password.forgot',
-    address,
-    result: 'mail queued',
+  await inTransaction(ctx.db, async (trx) => {
+    await replaceResetToken(trx, { hash: sha256Hex(token), userId: user.id, expiresAt });
+    // A reset mail is worth sending while its link works, not later.
+    await ctx.mail.enqueue(trx, {
+      kind: 'password_reset',
+      to: user.email,
+      ...resetMail(link),
+      giveUpAt: expiresAt,
+    });
+    await appendAudit(trx, {
+      actor: { label: user.email },
+      action: 'password.forgot',
+      address,
+      result: 'mail queued',
+    });
   });
-  const delivery = ctx.mailer.send({ to: user.email, ...resetMail(link) }).then(
-    (sent) => {
-      if (ctx.mailer.kind === 'outbox') {
-        // Embedded default only (no SMTP_URL): the operator needs the link to reach the mail.
-        ctx.log.info({ to: user.email, file: sent.file, link }, 'password reset mail written to the outbox');
-      }
-    },
-    (error: unknown) =>
-      ctx.log.error({ err: error, to: user.email }, 'password reset mail could not be sent'),
-  );
-  ctx.pending?.add(delivery);
-  void delivery.finally(() => ctx.pending?.delete(delivery));
+  if (ctx.mailer.kind === 'outbox') {
+    // Embedded default only (no SMTP_URL): the operator needs the link to reach the mail.
+    ctx.log.info({ to: user.email, link }, 'password reset mail written to the outbox');
+  }
+  ctx.mail.wake();
 }
 
 export async function resetPassword(
@@ -128,6 +157,8 @@ export async function resetPassword(
     if (!user) throw badRequest(MESSAGES.resetTokenInvalid);
     await updateUserRow(trx, user.id, { password_hash: passwordHash });
     const ended = await endUserSessions(trx, user.id, 'password reset');
+    // Whoever had the account before the reset may hold its keys too (design.md §5).
+    await deactivateKeysOf(trx, user, 'password reset', { actor: null, address });
     await appendAudit(trx, {
       actor: { label: user.email },
       action: 'password.reset',

@@ -1,5 +1,3 @@
-import { createReadStream, existsSync } from 'node:fs';
-import { join, normalize } from 'node:path';
 import {
   downloadReportsRequestSchema,
   downloadReportsResponseSchema,
@@ -7,13 +5,14 @@ import {
   MESSAGES,
   reportExportQuerySchema,
   reportTab,
+  uploadLinkParamsSchema,
   validateReportForm,
 } from '@lendlock/contract';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { z } from 'zod';
 import type { AppContext } from '../../app';
 import { type Principal, requirePrincipal } from '../../plugins/auth';
-import { badRequest, notFound } from '../../plugins/errors';
+import { badRequest } from '../../plugins/errors';
+import { openUpload } from '../uploads/service';
 import { streamXlsx } from './export';
 import { type DateRange, sourceFor } from './sources';
 
@@ -92,40 +91,22 @@ export function reportRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       },
     );
 
-    // The uploaded files the bulk-upload history links to.
+    // The uploaded files the bulk-upload history links to (modules/uploads: scope, retention).
     app.get(
       '/api/v2/uploads/:feature/:file',
-      {
-        schema: {
-          params: z.object({
-            feature: z.string().regex(/^[A-Za-z]+$/),
-            file: z.string().regex(/^[A-Za-z0-9._-]+$/),
-          }),
-        },
-      },
+      { schema: { params: uploadLinkParamsSchema } },
       async (request, reply) => {
         const { feature, file } = request.params;
-        const root = join(ctx.config.dataDir, 'uploads');
-        const path = normalize(join(root, feature, file));
-        if (!path.startsWith(root) || !existsSync(path)) throw notFound('No such file');
-        // A retailer user gets only the files of their own uploads.
-        const principal = requirePrincipal(request);
-        if (principal.retailerPhone) {
-          const own = await ctx.db
-            .selectFrom('batches')
-            .select('id')
-            .where('stored_file', '=', `${feature}/${file}`)
-            .where('user_id', '=', principal.userId)
-            .executeTakeFirst();
-          if (!own) throw notFound('No such file');
-        }
+        const opened = await openUpload(ctx.db, requirePrincipal(request), {
+          dataDir: ctx.config.dataDir,
+          retentionMs: ctx.config.uploadRetentionMs,
+          feature,
+          file,
+        });
         return reply
           .header('content-type', 'text/csv; charset=utf-8')
-          .header(
-            'content-disposition',
-            `attachment; filename="${file.replace(/^\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-\d{3}Z-/, '')}"`,
-          )
-          .send(createReadStream(path));
+          .header('content-disposition', `attachment; filename="${opened.downloadName}"`)
+          .send(opened.handle.createReadStream());
       },
     );
   };

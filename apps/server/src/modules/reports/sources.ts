@@ -142,6 +142,7 @@ export function bulkHistorySource(db: Kysely<DB>, r: DateRange, tab: ReportTab):
         'status',
         'last_imei',
         'remarks',
+        'paused_reason',
         'processed',
         'found',
         'not_found',
@@ -149,6 +150,8 @@ export function bulkHistorySource(db: Kysely<DB>, r: DateRange, tab: ReportTab):
       .where('feature', '=', tab.statusOf ?? '')
       .where(range('created_at', r))
       .$if(r.scope !== undefined, (q) => q.where('user_id', '=', r.scope?.userId ?? 0)) as AnyQuery;
+  const summary = (row: Record<string, unknown>) =>
+    `processed ${row.processed as number}: found ${row.found as number}, not found ${row.not_found as number}`;
   const toRow = (row: Record<string, unknown>): BulkHistoryRow & { _key: number } => ({
     _key: Number(row._key),
     id: Number(row.id),
@@ -157,9 +160,13 @@ export function bulkHistorySource(db: Kysely<DB>, r: DateRange, tab: ReportTab):
     oldfile: (row.file_name as string | null) ?? null,
     isComplete: row.status as string,
     lastimei: (row.last_imei as string | null) ?? null,
-    remarks:
-      (row.remarks as string | null) ??
-      `processed ${row.processed as number}: found ${row.found as number}, not found ${row.not_found as number}`,
+    // A batch the server paused on its own says why first (owner disabled, key deactivated).
+    remarks: [
+      row.status === 'incomplete' ? (row.paused_reason as string | null) : null,
+      (row.remarks as string | null) ?? summary(row),
+    ]
+      .filter(Boolean)
+      .join(' '),
   });
   return {
     columns: [

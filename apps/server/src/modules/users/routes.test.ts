@@ -1,4 +1,4 @@
-import { type ConsoleUser, MESSAGES, type Session } from '@lendlock/contract';
+import { type ApiKey, type ConsoleUser, KEY_MESSAGES, MESSAGES, type Session } from '@lendlock/contract';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databaseKinds, openTestDatabase, type TestDatabase } from '../../../test/db';
@@ -48,7 +48,33 @@ describe.each(databaseKinds())('user management on %s', (kind) => {
       .where('ended_at', 'is', null)
       .orderBy('token_hash')
       .execute(),
+    keys: await database.db.selectFrom('api_keys').selectAll().orderBy('id').execute(),
   });
+
+  /** Signs `user` in and generates a key for them (the password typed again, as Key Management asks). */
+  const keyOf = async (user: TestUser, keyName = 'integration'): Promise<{ id: number; key: string }> => {
+    const session = await loginAs(app, user);
+    const response = await app.inject({
+      method: 'POST',
+      url: '/keyapi/generate_key.php',
+      headers: { 'x-api-key': session.token },
+      payload: { key_name: keyName, password: user.password },
+    });
+    if (response.statusCode !== 200) throw new Error(`generate_key: ${response.body}`);
+    return response.json();
+  };
+  const keyCall = (key: string) =>
+    app.inject({ method: 'GET', url: '/api/homeData.php', headers: { 'x-api-key': key } });
+  const keyRow = (id: number) =>
+    database.db.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+  const keyAudit = (id: number) =>
+    database.db
+      .selectFrom('audit_log')
+      .select(['actor', 'result', 'details'])
+      .where('action', '=', 'key.status')
+      .where('target', '=', `key:${id}`)
+      .orderBy('id')
+      .execute();
 
   const listed = async (email: string): Promise<ConsoleUser | undefined> =>
     ((await call(adminSession, 'GET', 'getUsers.php')).json().items as ConsoleUser[]).find(
@@ -209,12 +235,14 @@ describe.each(databaseKinds())('user management on %s', (kind) => {
   it('refuses every ADMIN action on an ADMIN or SUPERADMIN account, or raising a level, changing nothing', async () => {
     const otherAdmin = await buildUser(database, { userlevel: 'ADMIN' });
     const plain = await buildUser(database);
+    await keyOf(otherAdmin);
+    await keyOf(superadmin);
     const before = await snapshot();
     const attempts = [
       call(adminSession, 'POST', 'updateUserStatus.php', { email: otherAdmin.email, status: 'INACTIVE' }),
       call(adminSession, 'POST', 'updateUserStatus.php', { email: superadmin.email, status: 'INACTIVE' }),
       call(adminSession, 'POST', 'updateLoginStatus.php', { email: superadmin.email }),
-      call(adminSession, 'POST', 'updateLoginStatus.php', { email: otherAdmin.email }),
+      call(adminSession, 'POST', 'updateLoginStatus.php', { email: otherAdmin.email, deactivateKeys: true }),
       call(adminSession, 'POST', 'updateUser.php', {
         id: otherAdmin.id,
         email: otherAdmin.email,
@@ -303,14 +331,112 @@ describe.each(databaseKinds())('user management on %s', (kind) => {
     const response = await call(session, 'GET', 'getUsers.php');
     expect(response.statusCode).toBe(403);
     expect(response.json().message).toBe(MESSAGES.unauthorised);
-    const key = (
-      await app.inject({
-        method: 'POST',
-        url: '/keyapi/generate_key.php',
-        headers: { 'x-api-key': adminSession.token },
-        payload: { key_name: 'k' },
-      })
-    ).json().key;
+    const { key } = await keyOf(admin, 'k');
     expect((await call(key, 'GET', 'getUsers.php')).statusCode).toBe(401);
+  });
+
+  it('disabling a user switches their API keys off, audited with the reason; enabling leaves them off', async () => {
+    const user = await buildUser(database, { permissions: ['keyManagement'] });
+    const first = await keyOf(user, 'first');
+    const second = await keyOf(user, 'second');
+    expect((await keyCall(first.key)).statusCode).toBe(200);
+
+    const disabled = await call(adminSession, 'POST', 'updateUserStatus.php', {
+      email: user.email,
+      status: 'INACTIVE',
+    });
+    expect(disabled.statusCode).toBe(200);
+    for (const { id } of [first, second]) {
+      expect(await keyRow(id)).toMatchObject({
+        status: 'inactive',
+        deactivated_by: admin.id,
+        deactivated_by_level: 'ADMIN',
+        deactivated_reason: 'account disabled',
+      });
+      const [row] = await keyAudit(id);
+      expect(row).toMatchObject({ actor: admin.email, result: 'success' });
+      expect(row?.details).toMatchObject({ reason: 'account disabled', to: 'inactive' });
+    }
+
+    // Enabled again, the account is back but its keys are not: the owner cannot switch them on…
+    await call(adminSession, 'POST', 'updateUserStatus.php', { email: user.email, status: 'ACTIVE' });
+    expect((await keyCall(first.key)).statusCode).toBe(401);
+    const owner = await loginAs(app, user);
+    const before = await snapshot();
+    const refused = await app.inject({
+      method: 'POST',
+      url: '/keyapi/keymanagement/update_key_status.php',
+      headers: { 'x-api-key': owner.token },
+      payload: { keyId: first.id, status: 'active' },
+    });
+    expect(refused.statusCode).toBe(403);
+    expect(refused.json().message).toBe(KEY_MESSAGES.reactivationNeeds('ADMIN'));
+    expect(await snapshot()).toEqual(before);
+    // …and Key Management shows why.
+    const listed = await app.inject({
+      method: 'GET',
+      url: '/keyapi/keymanagement/view_keys.php',
+      headers: { 'x-api-key': owner.token },
+    });
+    expect((listed.json() as ApiKey[]).find((k) => k.id === first.id)).toMatchObject({
+      status: 'inactive',
+      deactivated_by: admin.email,
+      deactivated_reason: 'account disabled',
+    });
+  });
+
+  it("forced logout keeps the user's keys unless asked: with deactivateKeys they go off too, audited", async () => {
+    const user = await buildUser(database, { permissions: ['keyManagement'] });
+    const { id, key } = await keyOf(user);
+    await loginAs(app, user);
+
+    // The spec's call, without the flag: sessions end, the key keeps working.
+    const plain = await call(adminSession, 'POST', 'updateLoginStatus.php', { email: user.email });
+    expect(plain.json()).toEqual({ status: 'success', message: USER_MESSAGES.loggedOut });
+    expect((await keyCall(key)).statusCode).toBe(200);
+    expect((await keyRow(id)).status).toBe('active');
+
+    const withKeys = await call(adminSession, 'POST', 'updateLoginStatus.php', {
+      email: user.email,
+      deactivateKeys: true,
+    });
+    expect(withKeys.json()).toEqual({ status: 'success', message: USER_MESSAGES.loggedOutWithKeys(1) });
+    expect((await keyCall(key)).statusCode).toBe(401);
+    expect(await keyRow(id)).toMatchObject({
+      status: 'inactive',
+      deactivated_by: admin.id,
+      deactivated_by_level: 'ADMIN',
+      deactivated_reason: 'forced logout',
+    });
+    const [row] = await keyAudit(id);
+    expect(row?.details).toMatchObject({ reason: 'forced logout' });
+    const logoutAudit = await database.db
+      .selectFrom('audit_log')
+      .select('details')
+      .where('action', '=', 'user.forceLogout')
+      .where('target', '=', user.email)
+      .orderBy('id', 'desc')
+      .executeTakeFirstOrThrow();
+    expect(logoutAudit.details).toMatchObject({ keysDeactivated: [id] });
+  });
+
+  it('a SUPERADMIN disabling an ADMIN records SUPERADMIN: the ADMIN, enabled again, cannot switch the keys on', async () => {
+    const lead = await buildUser(database, { userlevel: 'ADMIN' });
+    const { id } = await keyOf(lead);
+    await call(superSession, 'POST', 'updateUserStatus.php', { email: lead.email, status: 'INACTIVE' });
+    expect((await keyRow(id)).deactivated_by_level).toBe('SUPERADMIN');
+    await call(superSession, 'POST', 'updateUserStatus.php', { email: lead.email, status: 'ACTIVE' });
+    const session = await loginAs(app, lead);
+    const before = await snapshot();
+    for (const token of [session.token, adminSession.token]) {
+      const refused = await app.inject({
+        method: 'POST',
+        url: '/keyapi/keymanagement/update_key_status.php',
+        headers: { 'x-api-key': token },
+        payload: { keyId: id, status: 'active' },
+      });
+      expect(refused.statusCode).toBe(403);
+    }
+    expect(await snapshot()).toEqual(before);
   });
 });

@@ -76,8 +76,13 @@ export function userRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       '/api/updateLoginStatus.php',
       { schema: { body: updateLoginStatusRequestSchema, response: { 200: statusMessageSchema } } },
       async (request) => {
-        await forceLogout(ctx.db, actorOf(request), request.body.email);
-        return { status: 'success', message: USER_MESSAGES.loggedOut };
+        const { keysDeactivated } = await forceLogout(ctx.db, actorOf(request), request.body);
+        return {
+          status: 'success',
+          message: request.body.deactivateKeys
+            ? USER_MESSAGES.loggedOutWithKeys(keysDeactivated.length)
+            : USER_MESSAGES.loggedOut,
+        };
       },
     );
   };

@@ -21,6 +21,8 @@ import type { Principal } from '../../plugins/auth';
 import { AppError, badRequest, conflict, forbidden, notFound } from '../../plugins/errors';
 import { appendAudit } from '../audit/repository';
 import { endUserSessions } from '../auth/repository';
+import { BATCH_PAUSE_REASONS, pauseBatchesOf } from '../batches/service';
+import { deactivateKeysOf } from '../keys/service';
 import { toConsoleUser } from './mapper';
 import {
   countOtherActiveSuperadmins,
@@ -63,6 +65,8 @@ export const USER_MESSAGES = {
   notFound: 'User not found',
   statusUpdated: (status: UserStatus) => `User status updated to ${status}`,
   loggedOut: 'User logged out successfully',
+  loggedOutWithKeys: (keys: number) =>
+    `User logged out successfully; ${keys} API key${keys === 1 ? '' : 's'} deactivated`,
   invalidEmail: 'Enter a valid email address',
 } as const;
 
@@ -224,38 +228,49 @@ export async function setUserStatus(
         throw forbidden(USER_MESSAGES.lastSuperadmin);
     }
     await updateUserRow(trx, target.id, { userstatus: input.status });
-    const ended = input.status === 'INACTIVE' ? await endUserSessions(trx, target.id, 'disabled') : 0;
+    const disabling = input.status === 'INACTIVE';
+    // Their batches pause with the disable (before their keys go, so the owner's reason is the one shown).
+    if (disabling) await pauseBatchesOf(trx, { userId: target.id }, BATCH_PAUSE_REASONS.ownerDisabled, actor);
+    const ended = disabling ? await endUserSessions(trx, target.id, 'disabled') : 0;
+    // Enabling the account again leaves its keys off: someone at the recorded level switches each back on.
+    const keysDeactivated = disabling
+      ? await deactivateKeysOf(trx, target, 'account disabled', { actor, address })
+      : [];
     await appendAudit(trx, {
       actor,
       action: 'user.status',
       target: target.email,
       address,
       result: 'success',
-      details: { from: target.userstatus, to: input.status, sessionsEnded: ended },
+      details: { from: target.userstatus, to: input.status, sessionsEnded: ended, keysDeactivated },
     });
   });
 }
 
+/** Ends every session of a user; with `deactivateKeys` (the console asks) also switches their keys off. */
 export async function forceLogout(
   db: Kysely<DB>,
   { actor, address }: ActorContext,
-  email: string,
-): Promise<number> {
-  return withTarget(db, { email }, async (trx, target) => {
+  input: { email: string; deactivateKeys?: boolean | undefined },
+): Promise<{ sessionsEnded: number; keysDeactivated: number[] }> {
+  return withTarget(db, { email: input.email }, async (trx, target) => {
     assertCanManage(actor, target);
     if (target.userlevel === 'SUPERADMIN' && target.userstatus === 'ACTIVE') {
       if ((await countOtherActiveSuperadmins(trx, target.id)) === 0)
         throw forbidden(USER_MESSAGES.lastSuperadmin);
     }
-    const ended = await endUserSessions(trx, target.id, 'forced logout');
+    const sessionsEnded = await endUserSessions(trx, target.id, 'forced logout');
+    const keysDeactivated = input.deactivateKeys
+      ? await deactivateKeysOf(trx, target, 'forced logout', { actor, address })
+      : [];
     await appendAudit(trx, {
       actor,
       action: 'user.forceLogout',
       target: target.email,
       address,
       result: 'success',
-      details: { sessionsEnded: ended },
+      details: { sessionsEnded, keysDeactivated },
     });
-    return ended;
+    return { sessionsEnded, keysDeactivated };
   });
 }

@@ -9,6 +9,7 @@ import { LABELS } from '../../lib/labels';
 import { PageLoader } from '../PageLoader';
 import { useServices } from '../services';
 import { useSession } from '../session/useSession';
+import { AccountMenu } from './AccountMenu';
 import { Clock } from './Clock';
 import { Sidebar } from './Sidebar';
 
@@ -38,7 +39,10 @@ export default function Shell() {
               {config.productLabel}
             </Text>
           </Group>
-          <Clock />
+          <Group gap="md" wrap="nowrap">
+            <AccountMenu email={session.email} />
+            <Clock />
+          </Group>
         </Group>
       </AppShell.Header>
       <AppShell.Navbar p="xs" component="nav" aria-label={LABELS.mainNavigation} data-testid="sidebar">

@@ -1,10 +1,11 @@
 /**
  * Spec §4.4: a batch that stopped before its end (Pause, or its server stopped) shows 'Incomplete Batch
  * Available' with the file name and the last processed IMEI. Process resumes it after that IMEI; Cancel
- * (absent on Notify and Set Wallpaper) hides the card for now; New Batch discards it.
+ * (absent on Notify and Set Wallpaper) hides the card for now; New Batch discards it. A batch the server
+ * paused because its owner lost standing shows the reason.
  */
 import { type BatchProgress, MESSAGES } from '@lendlock/contract';
-import { Button, Card, Group, Stack, Text, Title } from '@mantine/core';
+import { Alert, Button, Card, Group, Stack, Text, Title } from '@mantine/core';
 import type { ResumeOptions } from './batchRules';
 import { BATCH_LABELS } from './labels';
 
@@ -27,6 +28,12 @@ export function ResumeCard({
     <Card withBorder padding="md" data-testid="resume-card">
       <Stack gap="xs">
         <Title order={4}>{MESSAGES.incompleteBatch}</Title>
+        {batch.pausedReason ? (
+          // The server paused it on its own (its owner's account disabled, its key deactivated): say why.
+          <Alert color="orange" data-testid="resume-reason">
+            {batch.pausedReason}
+          </Alert>
+        ) : null}
         <Text size="sm" data-testid="resume-file">
           {`${BATCH_LABELS.fileName}: ${batch.batchfilename ?? ''}`}
         </Text>

@@ -24,6 +24,7 @@ const progress = (over: Partial<BatchProgress> = {}): BatchProgress => ({
   startedAt: null,
   completedAt: null,
   elapsedMs: 0,
+  pausedReason: null,
   ...over,
 });
 

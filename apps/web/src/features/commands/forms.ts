@@ -13,6 +13,7 @@ import {
   type NotifyTemplate,
   notifyMessage,
   PENDING_STATUSES,
+  parseDay,
   validateSingleImei,
 } from '@lendlock/contract';
 import { COMMAND_FORM_MESSAGES, LIVE_STATUS_TEXT } from './labels';
@@ -68,7 +69,6 @@ export function templateOf(code: string): NotifyTemplate | null {
 
 const AMOUNT = /^\d+(\.\d{1,2})?$/;
 const AMOUNT_TYPING = /^\d*(\.\d{0,2})?$/;
-const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 /** Amount typing: digits with at most one point and 2 decimals; any other keystroke is refused. */
 export function amountKeystroke(next: string, previous: string): string {
@@ -114,7 +114,7 @@ export function validateNotifyForm(values: NotifyFormValues, today: string): Not
   else if (!AMOUNT.test(values.amount)) errors.amount = COMMAND_FORM_MESSAGES.amountInvalid;
   else if (Number(values.amount) <= 0) errors.amount = COMMAND_FORM_MESSAGES.amountPositive;
   if (template !== 'Due') {
-    if (!ISO_DATE.test(values.date)) errors.date = COMMAND_FORM_MESSAGES.dateRequired;
+    if (!parseDay(values.date)) errors.date = COMMAND_FORM_MESSAGES.dateRequired;
     else if (template === 'Pre' && values.date < today) errors.date = COMMAND_FORM_MESSAGES.preDueDate;
     else if (template === 'Post' && values.date > today) errors.date = COMMAND_FORM_MESSAGES.postDueDate;
   }

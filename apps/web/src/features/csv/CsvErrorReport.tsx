@@ -1,6 +1,8 @@
 /**
  * Spec §5: an invalid batch CSV shows 'CSV contains incorrect format data.', an 'Invalid IMEI' section
- * listing the invalid rows (line, error, data) and a downloadable incorrect_data.csv.
+ * listing the invalid rows (line, error, data) and a downloadable incorrect_data.csv. The contract's
+ * validator keeps the first 1,000 bad rows (each quoted to 200 characters) and counts the rest; the
+ * screen and the file say so, exactly as the server's answer does.
  */
 import { ERROR_REPORT_FILE_NAME, type InvalidRow, incorrectDataCsv, MESSAGES } from '@lendlock/contract';
 import { Alert, Button, Group, ScrollArea, Stack, Table, Text, Title } from '@mantine/core';
@@ -9,14 +11,21 @@ import { downloadText } from './download';
 import { CSV_LABELS } from './labels';
 import { INVALID_ROWS_SHOWN } from './outcome';
 
-export function CsvErrorReport({ invalid }: { invalid: readonly InvalidRow[] }) {
+export function CsvErrorReport({
+  invalid,
+  invalidCount = invalid.length,
+}: {
+  invalid: readonly InvalidRow[];
+  /** Every invalid row of the file (more than `invalid` lists when the file had over 1,000). */
+  invalidCount?: number;
+}) {
   const [preparing, setPreparing] = useState(false);
   const shown = invalid.slice(0, INVALID_ROWS_SHOWN);
 
   const download = async () => {
     setPreparing(true);
     try {
-      downloadText(await incorrectDataCsv(invalid), ERROR_REPORT_FILE_NAME);
+      downloadText(await incorrectDataCsv(invalid, invalidCount), ERROR_REPORT_FILE_NAME);
     } finally {
       setPreparing(false);
     }
@@ -51,9 +60,9 @@ export function CsvErrorReport({ invalid }: { invalid: readonly InvalidRow[] }) 
           </Table.Tbody>
         </Table>
       </ScrollArea.Autosize>
-      {invalid.length > shown.length ? (
-        <Text size="sm" c="dimmed">
-          {CSV_LABELS.showingFirst(shown.length, invalid.length)}
+      {invalidCount > shown.length ? (
+        <Text size="sm" c="dimmed" data-testid="invalid-rows-more">
+          {CSV_LABELS.showingFirst(shown.length, invalidCount, invalid.length)}
         </Text>
       ) : null}
     </Stack>

@@ -26,7 +26,10 @@ export interface CsvSummary {
   /** Data rows read. */
   total: number;
   validCount: number;
+  /** The first invalid rows (the contract keeps at most MAX_INVALID_ROWS of them). */
   invalid: readonly InvalidRow[];
+  /** Every invalid row of the file, listed or not. */
+  invalidCount: number;
   /** Set when the file has no data rows. */
   note?: string | undefined;
 }
@@ -120,10 +123,12 @@ export function CsvUpload<R extends CsvSummary>({
       ) : null}
       {result && outcome !== 'invalid' ? (
         <Text size="sm" data-testid="csv-counts">
-          {`${CSV_LABELS.rows}: ${result.total} · ${CSV_LABELS.validRows}: ${result.validCount} · ${CSV_LABELS.invalidRows}: ${result.invalid.length}`}
+          {`${CSV_LABELS.rows}: ${result.total} · ${CSV_LABELS.validRows}: ${result.validCount} · ${CSV_LABELS.invalidRows}: ${result.invalidCount}`}
         </Text>
       ) : null}
-      {result && outcome === 'invalid' ? <CsvErrorReport invalid={result.invalid} /> : null}
+      {result && outcome === 'invalid' ? (
+        <CsvErrorReport invalid={result.invalid} invalidCount={result.invalidCount} />
+      ) : null}
       {result && outcome === 'empty' ? (
         <Alert color="yellow" data-testid="csv-note">
           {result.note}

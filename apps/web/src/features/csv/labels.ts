@@ -12,6 +12,9 @@ export const CSV_LABELS = {
   error: 'Error',
   data: 'Data',
   downloadIncorrect: 'Download incorrect_data.csv',
-  showingFirst: (shown: number, total: number) =>
-    `Showing the first ${shown} of ${total} invalid rows; incorrect_data.csv lists them all.`,
+  /** `listed`: the rows incorrect_data.csv lists (the validator keeps the first 1,000 of `total`). */
+  showingFirst: (shown: number, total: number, listed: number) =>
+    `Showing the first ${shown} of ${total.toLocaleString('en-US')} invalid rows; incorrect_data.csv lists ${
+      listed >= total ? 'them all' : `the first ${listed.toLocaleString('en-US')} and counts the rest`
+    }.`,
 } as const;

@@ -1,5 +1,6 @@
 import { MESSAGES } from '@lendlock/contract';
 import { describe, expect, it } from 'vitest';
+import { CSV_LABELS } from './labels';
 import { csvOutcome, formatMs, formatSizeKb } from './outcome';
 
 describe('csvOutcome', () => {
@@ -22,5 +23,16 @@ describe('file facts', () => {
     expect(formatSizeKb(20_971_520)).toBe('20480.00 KB');
     expect(formatMs(12.6)).toBe('13 ms');
     expect(formatMs(-1)).toBe('0 ms');
+  });
+});
+
+describe('the note under a long list of invalid rows', () => {
+  it('says incorrect_data.csv lists them all, or the first 1,000 of a file with more', () => {
+    expect(CSV_LABELS.showingFirst(500, 800, 800)).toBe(
+      'Showing the first 500 of 800 invalid rows; incorrect_data.csv lists them all.',
+    );
+    expect(CSV_LABELS.showingFirst(500, 250_000, 1000)).toBe(
+      'Showing the first 500 of 250,000 invalid rows; incorrect_data.csv lists the first 1,000 and counts the rest.',
+    );
   });
 });

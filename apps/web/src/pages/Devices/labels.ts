@@ -30,6 +30,8 @@ export const DEVICE_LABELS = {
   pendingTitle: 'Pending commands',
   pendingNone: 'No pending commands.',
   cancel: 'Cancel',
+  confirmCancel: (command: string, imei: string) =>
+    `Cancel the pending ${command} command for IMEI ${imei}? It will not be sent to the device.`,
   // Device Details: the device's identity (its device key) and its re-registration requests
   identityTitle: 'Device identity',
   keyAttested: (level: string) => `Device key: attested (${level})`,

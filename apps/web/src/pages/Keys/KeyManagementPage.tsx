@@ -1,7 +1,8 @@
 /**
- * Spec §2 Key Management (/keyManagement, /superadmin/keyManagement): key name, Generate Key, the new
- * key shown once with a copy button, and the table of keys (name, owner, status, created, last used)
- * with Activate/Deactivate. The server guards it (design.md §3.4); a refusal says so in the page.
+ * Spec §2 Key Management (/keyManagement, /superadmin/keyManagement): key name, Generate Key (which asks
+ * for the password again, design.md §5), the new key shown once with a copy button, and the table of keys
+ * (name, owner, status and why an inactive key is off, created, last used) with Activate/Deactivate. The
+ * server guards it (design.md §3.4); a refusal says so in the page.
  */
 import type { ApiKey, Screen } from '@lendlock/contract';
 import { Badge, Button, Group, Stack, Table, Text, TextInput, Title } from '@mantine/core';
@@ -11,7 +12,14 @@ import { type GeneratedKey, generateKey, keyQueryKeys, updateKeyStatus, viewKeys
 import { PageLoader } from '../../app/PageLoader';
 import { useServices } from '../../app/services';
 import { formatLocalDateTime } from '../../lib/datetime';
-import { keyActionFailureText, keyListFailureText, nextKeyStatus, validateKeyName } from './keyForms';
+import { ConfirmPasswordModal } from './ConfirmPasswordModal';
+import {
+  inactiveReasonText,
+  keyActionFailureText,
+  keyListFailureText,
+  nextKeyStatus,
+  validateKeyName,
+} from './keyForms';
 import { KEY_LABELS } from './labels';
 import { NewKeyNotice } from './NewKeyNotice';
 
@@ -30,23 +38,36 @@ function GenerateKeyForm() {
   const queryClient = useQueryClient();
   const [keyName, setKeyName] = useState('');
   const [error, setError] = useState<string | null>(null);
+  /** The name waiting for the password dialog, or null while it is closed. */
+  const [asking, setAsking] = useState<string | null>(null);
   const [created, setCreated] = useState<GeneratedKey | null>(null);
-  const mutation = useMutation({ mutationFn: (name: string) => generateKey(api, name) });
+  const mutation = useMutation({
+    mutationFn: (request: { keyName: string; password: string }) => generateKey(api, request),
+  });
 
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const invalid = validateKeyName(keyName);
     setError(invalid);
-    if (invalid) return;
+    if (!invalid) setAsking(keyName.trim());
+  };
+
+  /** Sends the name with the password; a refusal (a wrong password) stays in the dialog. */
+  const generate = (password: string, onError: (message: string) => void) => {
+    if (asking === null) return;
     setCreated(null);
-    mutation.mutate(keyName.trim(), {
-      onSuccess: (key) => {
-        setCreated(key);
-        setKeyName('');
-        void queryClient.invalidateQueries({ queryKey: keyQueryKeys.all });
+    mutation.mutate(
+      { keyName: asking, password },
+      {
+        onSuccess: (key) => {
+          setAsking(null);
+          setCreated(key);
+          setKeyName('');
+          void queryClient.invalidateQueries({ queryKey: keyQueryKeys.all });
+        },
+        onError: (failure) => onError(keyActionFailureText(failure)),
       },
-      onError: (failure) => setError(keyActionFailureText(failure)),
-    });
+    );
   };
 
   return (
@@ -67,6 +88,12 @@ function GenerateKeyForm() {
           </Button>
         </Group>
       </form>
+      <ConfirmPasswordModal
+        opened={asking !== null}
+        pending={mutation.isPending}
+        onConfirm={generate}
+        onClose={() => setAsking(null)}
+      />
       {created ? <NewKeyNotice created={created} onDismiss={() => setCreated(null)} /> : null}
     </Stack>
   );
@@ -121,9 +148,12 @@ function KeysTable({ keys }: { keys: ApiKey[] }) {
               <Table.Td>{key.key_name}</Table.Td>
               <Table.Td>{key.owner_email}</Table.Td>
               <Table.Td>
-                <Badge variant="light" color={key.status === 'active' ? 'green' : 'gray'}>
-                  {key.status}
-                </Badge>
+                <Stack gap={2} align="flex-start">
+                  <Badge variant="light" color={key.status === 'active' ? 'green' : 'gray'}>
+                    {key.status}
+                  </Badge>
+                  <InactiveReason apiKey={key} />
+                </Stack>
               </Table.Td>
               <Table.Td>{formatLocalDateTime(key.created_at)}</Table.Td>
               <Table.Td>
@@ -146,5 +176,16 @@ function KeysTable({ keys }: { keys: ApiKey[] }) {
         </Table.Tbody>
       </Table>
     </Table.ScrollContainer>
+  );
+}
+
+/** Why an inactive key is off (and who may switch it on again); nothing for an active key. */
+function InactiveReason({ apiKey }: { apiKey: ApiKey }) {
+  const reason = inactiveReasonText(apiKey);
+  if (reason === null) return null;
+  return (
+    <Text size="xs" c="dimmed" maw={260} data-testid="inactive-reason">
+      {reason}
+    </Text>
   );
 }

@@ -15,6 +15,10 @@ export const KEY_LABELS = {
   never: 'Never',
   noKeys: 'No API keys yet.',
   dismiss: 'Dismiss',
+  confirmPassword: 'Confirm your password',
+  confirmPasswordHint: 'Type your password again to generate the key.',
+  password: 'Password',
+  cancel: 'Cancel',
   statusAction: (status: KeyStatus) => (status === 'active' ? 'Deactivate' : 'Activate'),
   statusActionOf: (status: KeyStatus, keyName: string) =>
     `${status === 'active' ? 'Deactivate' : 'Activate'} ${keyName}`,

@@ -30,11 +30,14 @@ export function ReportResults({
   report,
   title,
   onOpenUpload,
+  removedUploads = {},
 }: {
   report: Report;
   /** The tab's label (the heading of its main table). */
   title: string;
   onOpenUpload: (path: string) => void;
+  /** History links whose file was removed (410), with the reason shown instead of the link. */
+  removedUploads?: Readonly<Record<string, string>>;
 }) {
   switch (report.kind) {
     case 'registration':
@@ -44,7 +47,7 @@ export function ReportResults({
     case 'command':
       return (
         <Stack>
-          <BulkHistoryTable rows={report.items} onOpenUpload={onOpenUpload} />
+          <BulkHistoryTable rows={report.items} onOpenUpload={onOpenUpload} removedUploads={removedUploads} />
           <CommandTable rows={report.commands} />
         </Stack>
       );
@@ -155,9 +158,11 @@ function DeenrollTable({ rows, title }: { rows: readonly DeenrollRow[]; title: s
 function BulkHistoryTable({
   rows,
   onOpenUpload,
+  removedUploads,
 }: {
   rows: readonly BulkHistoryRow[];
   onOpenUpload: (path: string) => void;
+  removedUploads: Readonly<Record<string, string>>;
 }) {
   return (
     <ResultCard
@@ -176,6 +181,16 @@ function BulkHistoryTable({
               special={(cell, column) => {
                 const file = row.file;
                 if (column !== BULK_HISTORY_FILE_COLUMN || !file) return null;
+                const removed = removedUploads[file];
+                if (removed)
+                  return {
+                    title: removed,
+                    content: (
+                      <Text size="sm" c="dimmed" data-testid="upload-removed">
+                        {removed}
+                      </Text>
+                    ),
+                  };
                 return {
                   content: (
                     <Anchor

@@ -211,6 +211,7 @@ export default function ReportsPage({ screen }: { screen: Screen }) {
           loading={loading}
           tab={tabOf(submitted.report)}
           onOpenUpload={files.openUpload}
+          removedUploads={files.removedUploads}
         />
       ) : null}
     </Stack>
@@ -222,11 +223,13 @@ function Results({
   loading,
   tab,
   onOpenUpload,
+  removedUploads,
 }: {
   query: UseQueryResult<Report>;
   loading: ReportLoadProgress | null;
   tab: ReportTab;
   onOpenUpload: (path: string) => void;
+  removedUploads: Readonly<Record<string, string>>;
 }) {
   if (query.isPending || query.isFetching) {
     return (
@@ -247,7 +250,12 @@ function Results({
   }
   return (
     <div data-testid="report-results" data-report={tab.report}>
-      <ReportResults report={query.data} title={tab.label} onOpenUpload={(path) => void onOpenUpload(path)} />
+      <ReportResults
+        report={query.data}
+        title={tab.label}
+        onOpenUpload={(path) => void onOpenUpload(path)}
+        removedUploads={removedUploads}
+      />
     </div>
   );
 }

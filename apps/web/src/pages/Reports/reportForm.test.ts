@@ -7,6 +7,7 @@ import {
   exportProgressText,
   failureMessage,
   formatBytes,
+  removedUploadMessage,
   reportQuery,
   sameQuery,
   tabOf,
@@ -99,5 +100,18 @@ describe('export progress', () => {
     expect(exportProgressText({ fileName: 'f.xlsx', bytes: 0, totalRows: null })).toBe(
       'Exporting f.xlsx: 0 B received',
     );
+  });
+});
+
+describe('an uploaded file removed after UPLOAD_RETENTION', () => {
+  it('shows the server’s reason in place of the link (410), and nothing for other failures', () => {
+    const message = 'This file was removed after 90 days (UPLOAD_RETENTION).';
+    expect(removedUploadMessage(new ApiError(410, { status: 'error', code: 'GONE', message }))).toBe(message);
+    expect(
+      removedUploadMessage(
+        new ApiError(404, { status: 'error', code: 'NOT_FOUND', message: 'No such file' }),
+      ),
+    ).toBeNull();
+    expect(removedUploadMessage(new NetworkError(new Error('offline')))).toBeNull();
   });
 });

@@ -65,6 +65,16 @@ export function exportParts(tab: ReportTab): ExportPart[] {
 }
 
 /** Spec §8: the server's own message when it refused, else 'Something went wrong.Please try again in sometime'. */
+/**
+ * The reason an uploaded file a history row links to is gone (410: deleted after UPLOAD_RETENTION, e.g.
+ * 'This file was removed after 90 days (UPLOAD_RETENTION).'), shown in place of the link; null otherwise.
+ */
+export function removedUploadMessage(error: unknown): string | null {
+  return error instanceof ApiError && error.status === 410 && error.serverMessage
+    ? error.serverMessage
+    : null;
+}
+
 export function failureMessage(error: unknown): string {
   if (error instanceof ApiError && error.status < 500 && error.serverMessage) return error.serverMessage;
   return MESSAGES.reportFailure;

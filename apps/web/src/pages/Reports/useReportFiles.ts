@@ -1,13 +1,15 @@
 /**
  * Download and the bulk-upload history links: files fetched with the session token and saved under the
  * server's name. An export reports its progress while it streams; Cancel (or leaving the screen) stops it.
+ * An uploaded file deleted after UPLOAD_RETENTION answers 410: its link then shows the server's reason
+ * instead of a download that cannot happen.
  */
 import { type ExportPart, exportFileName } from '@lendlock/contract';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { exportReport, type FileProgress, fetchUploadedFile, type ReportQuery } from '../../api/reports';
 import { useServices } from '../../app/services';
 import { downloadBlob } from '../../features/csv/download';
-import { failureMessage } from './reportForm';
+import { failureMessage, removedUploadMessage } from './reportForm';
 
 export interface ReportFiles {
   /** The export under way, or null. */
@@ -18,11 +20,14 @@ export interface ReportFiles {
   stop(): void;
   /** Saves the uploaded file a history row links to. */
   openUpload(path: string): Promise<void>;
+  /** The links found removed (410), with the reason to show instead of each. */
+  removedUploads: Readonly<Record<string, string>>;
 }
 
 export function useReportFiles(): ReportFiles {
   const { config, sessions } = useServices();
   const [progress, setProgress] = useState<FileProgress | null>(null);
+  const [removedUploads, setRemovedUploads] = useState<Readonly<Record<string, string>>>({});
   const running = useRef<AbortController | null>(null);
 
   useEffect(() => () => running.current?.abort(), []);
@@ -70,11 +75,13 @@ export function useReportFiles(): ReportFiles {
         const file = await fetchUploadedFile({ config, sessions }, path);
         downloadBlob(file.blob, file.fileName);
       } catch (error) {
-        window.alert(failureMessage(error));
+        const removed = removedUploadMessage(error);
+        if (removed) setRemovedUploads((shown) => ({ ...shown, [path]: removed }));
+        else window.alert(failureMessage(error));
       }
     },
     [config, sessions],
   );
 
-  return { progress, exportParts, stop, openUpload };
+  return { progress, exportParts, stop, openUpload, removedUploads };
 }

@@ -1,7 +1,8 @@
 /**
  * All User Details (spec §2): email, phone, permissions as a hover list, login status (click → confirm →
- * forced logout), user status icon (click → confirm → enable/disable) and Edit. A toggle updates the
- * row at once and then reloads the list; its errors are alerted raw (spec §8).
+ * forced logout, then a second question: also deactivate the user's API keys?), user status icon (click →
+ * confirm → enable/disable; disabling also switches the keys off on the server) and Edit. A toggle updates
+ * the row at once and then reloads the list; its errors are alerted raw (spec §8).
  */
 import type { ConsoleUser } from '@lendlock/contract';
 import { ActionIcon, Badge, Button, Group, HoverCard, List, Table, Text } from '@mantine/core';
@@ -9,6 +10,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { forceLogout, updateUserStatus, userQueryKeys } from '../../api/users';
 import { useServices } from '../../app/services';
 import { USER_LABELS } from './labels';
+import { ResetMfaButton } from './ResetMfaButton';
 import { StatusIcon } from './StatusIcon';
 import { nextUserStatus, toggleFailureText, withLoggedOut, withUserStatus } from './userForms';
 
@@ -30,8 +32,9 @@ export function UsersTable({ users, onEdit }: { users: ConsoleUser[]; onEdit: (u
   });
 
   const logout = useMutation({
-    mutationFn: (user: ConsoleUser) => forceLogout(api, user.email),
-    onSuccess: (_reply, user) => updateList((list) => withLoggedOut(list, user.email)),
+    mutationFn: ({ user, deactivateKeys }: { user: ConsoleUser; deactivateKeys: boolean }) =>
+      forceLogout(api, user.email, { deactivateKeys }),
+    onSuccess: (_reply, { user }) => updateList((list) => withLoggedOut(list, user.email)),
     onError: (error) => window.alert(toggleFailureText(error)),
   });
 
@@ -41,8 +44,10 @@ export function UsersTable({ users, onEdit }: { users: ConsoleUser[]; onEdit: (u
     }
   };
 
+  /** The spec's confirmation first; only then the offer to switch the user's keys off too. */
   const logOut = (user: ConsoleUser) => {
-    if (window.confirm(USER_LABELS.forceLogoutConfirm(user.email))) logout.mutate(user);
+    if (!window.confirm(USER_LABELS.forceLogoutConfirm(user.email))) return;
+    logout.mutate({ user, deactivateKeys: window.confirm(USER_LABELS.forceLogoutKeysConfirm) });
   };
 
   if (users.length === 0) return <Text c="dimmed">{USER_LABELS.noUsers}</Text>;
@@ -79,7 +84,7 @@ export function UsersTable({ users, onEdit }: { users: ConsoleUser[]; onEdit: (u
                       variant="light"
                       color="green"
                       aria-label={USER_LABELS.forceLogoutAction(user.email)}
-                      loading={logout.isPending && logout.variables?.id === user.id}
+                      loading={logout.isPending && logout.variables?.user.id === user.id}
                       onClick={() => logOut(user)}
                     >
                       {user.loginstatus}
@@ -105,14 +110,17 @@ export function UsersTable({ users, onEdit }: { users: ConsoleUser[]; onEdit: (u
                   </Group>
                 </Table.Td>
                 <Table.Td>
-                  <Button
-                    size="compact-xs"
-                    variant="default"
-                    aria-label={USER_LABELS.editAction(user.email)}
-                    onClick={() => onEdit(user)}
-                  >
-                    {USER_LABELS.edit}
-                  </Button>
+                  <Group gap={6} wrap="nowrap">
+                    <Button
+                      size="compact-xs"
+                      variant="default"
+                      aria-label={USER_LABELS.editAction(user.email)}
+                      onClick={() => onEdit(user)}
+                    >
+                      {USER_LABELS.edit}
+                    </Button>
+                    <ResetMfaButton user={user} />
+                  </Group>
                 </Table.Td>
               </Table.Tr>
             );

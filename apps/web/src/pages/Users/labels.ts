@@ -24,6 +24,8 @@ export const USER_LABELS = {
   statusAction: (email: string, next: UserStatus) => `${next === 'INACTIVE' ? 'Disable' : 'Enable'} ${email}`,
   forceLogoutConfirm: (email: string) =>
     `Are you sure you want to log out ${email}? Every session of this user ends now.`,
+  /** Asked after the forced logout is confirmed: OK also switches the user's API keys off. */
+  forceLogoutKeysConfirm: "Also deactivate this user's API keys?",
   statusConfirm: (email: string, next: UserStatus) =>
     next === 'INACTIVE'
       ? `Are you sure you want to disable ${email}? The user is signed out and cannot sign in.`

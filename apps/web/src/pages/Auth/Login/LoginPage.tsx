@@ -1,9 +1,10 @@
 /**
  * Spec §2/§5 Login, for `/login` and `/superadmin/login`: clears any stored session on load, validates
  * the form, and on success stores the session and goes home. Failures alert the server's message
- * (spec §8), a network failure 'Please try after sometime'.
+ * (spec §8), a network failure 'Please try after sometime'. An account with two-factor authentication on
+ * then gets the second step ('Enter the 6-digit code'); one that must set it up goes to /twoFactor.
  */
-import { MESSAGES, SUPERADMIN_PREFIX, validateLoginForm } from '@lendlock/contract';
+import { MESSAGES, type Session, SUPERADMIN_PREFIX, validateLoginForm } from '@lendlock/contract';
 import { Anchor, Button, PasswordInput, Stack, Text, TextInput } from '@mantine/core';
 import { type FormEvent, useEffect, useState } from 'react';
 import { Link, useNavigate } from 'react-router';
@@ -12,6 +13,8 @@ import { ApiError } from '../../../api/client';
 import { useServices } from '../../../app/services';
 import { LABELS } from '../../../lib/labels';
 import { AuthCard } from '../AuthCard';
+import { MfaStep } from '../TwoFactor/MfaStep';
+import { TWO_FACTOR_PATH } from '../TwoFactor/paths';
 
 export default function LoginPage({ client }: { client: LoginClient }) {
   const { api, config, sessions } = useServices();
@@ -20,6 +23,8 @@ export default function LoginPage({ client }: { client: LoginClient }) {
   const [password, setPassword] = useState('');
   const [error, setError] = useState<string | null>(null);
   const [submitting, setSubmitting] = useState(false);
+  /** The second step's token, once the password was right for an account with two-factor on. */
+  const [mfaToken, setMfaToken] = useState<string | null>(null);
 
   useEffect(() => {
     // A session left behind is also ended on the server, so its token stops working.
@@ -27,6 +32,20 @@ export default function LoginPage({ client }: { client: LoginClient }) {
     sessions.clear();
     if (stale) logout(api, { token: stale.token }).catch(() => undefined);
   }, [api, sessions]);
+
+  const home = client === 'superadmin' ? SUPERADMIN_PREFIX : '/';
+  const signedIn = async (session: Session) => {
+    await sessions.save(session);
+    // An account that must set up two-factor authentication can do nothing else first.
+    if (session.mfa_enrolment_required) navigate(TWO_FACTOR_PATH, { replace: true, state: { next: home } });
+    else navigate(home, { replace: true });
+  };
+
+  const restart = (message?: string) => {
+    setMfaToken(null);
+    setPassword('');
+    setError(message ?? null);
+  };
 
   const submit = async (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
@@ -36,9 +55,9 @@ export default function LoginPage({ client }: { client: LoginClient }) {
     if (invalid) return;
     setSubmitting(true);
     try {
-      const session = await login(api, form, client);
-      await sessions.save(session);
-      navigate(client === 'superadmin' ? SUPERADMIN_PREFIX : '/', { replace: true });
+      const answer = await login(api, form, client);
+      if (answer.status === 'mfa_required') setMfaToken(answer.mfaToken);
+      else await signedIn(answer);
     } catch (failure) {
       window.alert(
         failure instanceof ApiError && failure.serverMessage
@@ -55,7 +74,8 @@ export default function LoginPage({ client }: { client: LoginClient }) {
       title={config.productLabel}
       {...(client === 'superadmin' ? { subtitle: LABELS.superadminLogin } : {})}
     >
-      <form onSubmit={submit} noValidate>
+      {mfaToken ? <MfaStep mfaToken={mfaToken} onSession={signedIn} onRestart={restart} /> : null}
+      <form onSubmit={submit} noValidate hidden={mfaToken !== null}>
         <Stack gap="sm">
           <TextInput
             label={LABELS.loginIdentifier}

@@ -1,8 +1,10 @@
 /**
  * The device's commands not yet acknowledged by it (QUEUED, SENT, DELIVERED), refreshed every few
- * seconds, each cancellable; the server's answer is alerted as-is (a command already sent cannot be).
+ * seconds, each cancellable after a confirmation naming the command and the IMEI (a declined one sends
+ * nothing); the server's answer is alerted as-is (a command already sent cannot be cancelled, nor one
+ * issued by a higher level).
  */
-import { displayCommand, MESSAGES } from '@lendlock/contract';
+import { displayCommand, type ExecutedCommandRow, MESSAGES } from '@lendlock/contract';
 import { Badge, Button, Card, Center, Loader, Table, Text, Title } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { ApiError } from '../../../api/client';
@@ -12,6 +14,35 @@ import { formatLocalDateTime } from '../../../lib/datetime';
 import { DEVICE_LABELS as L } from '../labels';
 
 export const PENDING_REFRESH_MS = 5000;
+
+/** What the Cancel button does, step by step (the steps are injected so a test can run them). */
+export interface CancelSteps {
+  confirm(question: string): boolean;
+  alert(message: string): void;
+  cancel(transactionId: string): Promise<{ message: string }>;
+  refetch(): Promise<unknown>;
+}
+
+/**
+ * Asks before cancelling a pending command, naming it and the device; a declined confirmation sends
+ * nothing. The server's answer, or its refusal, is alerted. Returns whether the cancel was sent.
+ */
+export async function confirmAndCancel(
+  imei: string,
+  command: Pick<ExecutedCommandRow, 'transactionId' | 'command'>,
+  steps: CancelSteps,
+): Promise<boolean> {
+  if (!steps.confirm(L.confirmCancel(displayCommand(command.command), imei))) return false;
+  try {
+    steps.alert((await steps.cancel(command.transactionId)).message);
+  } catch (error) {
+    steps.alert(
+      error instanceof ApiError && error.serverMessage ? error.serverMessage : MESSAGES.cannotFetch,
+    );
+  }
+  await steps.refetch();
+  return true;
+}
 
 export function PendingCommandsPanel({ imei }: { imei: string }) {
   return (
@@ -33,17 +64,17 @@ function PendingCommandsList({ imei }: { imei: string }) {
     refetchInterval: PENDING_REFRESH_MS,
   });
   const cancel = useMutation({
-    mutationFn: (transactionId: string) => cancelCommand(api, transactionId),
-    onSuccess: (answer) => window.alert(answer.message),
-    onError: (error) =>
-      window.alert(
-        error instanceof ApiError && error.serverMessage ? error.serverMessage : MESSAGES.cannotFetch,
-      ),
-    onSettled: () =>
-      Promise.all([
-        queryClient.invalidateQueries({ queryKey: deviceKeys.pendingCommands(imei) }),
-        queryClient.invalidateQueries({ queryKey: deviceKeys.details(imei) }),
-      ]),
+    mutationFn: (command: ExecutedCommandRow) =>
+      confirmAndCancel(imei, command, {
+        confirm: (question) => window.confirm(question),
+        alert: (message) => window.alert(message),
+        cancel: (transactionId) => cancelCommand(api, transactionId),
+        refetch: () =>
+          Promise.all([
+            queryClient.invalidateQueries({ queryKey: deviceKeys.pendingCommands(imei) }),
+            queryClient.invalidateQueries({ queryKey: deviceKeys.details(imei) }),
+          ]),
+      }),
   });
 
   if (pending.isPending) {
@@ -90,8 +121,8 @@ function PendingCommandsList({ imei }: { imei: string }) {
                 size="compact-xs"
                 color="red"
                 variant="light"
-                loading={cancel.isPending && cancel.variables === command.transactionId}
-                onClick={() => cancel.mutate(command.transactionId)}
+                loading={cancel.isPending && cancel.variables?.transactionId === command.transactionId}
+                onClick={() => cancel.mutate(command)}
               >
                 {L.cancel}
               </Button>

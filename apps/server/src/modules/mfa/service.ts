@@ -1,0 +1,340 @@
+/**
+ * Two-factor authentication of console accounts (OWASP ASVS L2 §2.8; docs/operations.md, MFA): TOTP
+ * (RFC 6238, otplib) as the second sign-in step, enrolment, recovery codes, and the administrators' reset.
+ *
+ * - Sign-in: login.php checks the password as ever; for an account whose MFA is on it answers a
+ *   short-lived, single-use `mfaToken` bound to the account instead of a session, and `v2/mfa/verify`
+ *   exchanges it and a code for the very session answer login.php gives (auth/service.ts `openSession`).
+ *   A code goes through the same throttle as a password (auth/service.ts `admitSignInAttempt`): a wrong
+ *   one is a failed sign-in. A code is accepted once: the time step of the last accepted code is kept and
+ *   only a later step passes, so a code seen over a shoulder or in a proxy log is worth nothing.
+ * - Enrolment: a new secret is shown (QR code and typed key) until a code from the app confirms it, and
+ *   never again. Confirmation turns MFA on and shows ten recovery codes once.
+ * - MFA_REQUIRED_LEVELS (ADMIN and SUPERADMIN by default) must enrol: their session can do nothing else
+ *   until they have (plugins/auth.ts refuses every other call). USERs may turn it on.
+ * - Recovery codes are 80 random bits each, stored as a SHA-256 salted with the account id. argon2 is for
+ *   what people choose (passwords, whose guessable space it makes expensive to search); a random 80-bit
+ *   value has no such space: 2^80 SHA-256 computations per code is out of reach, and the codes are
+ *   throttled online like passwords. A plain hash also lets the one conditional UPDATE that uses a code
+ *   find it, so two requests cannot both use it.
+ */
+import { randomBytes } from 'node:crypto';
+import { MESSAGES, MFA_MESSAGES, type MfaChallenge, type Session, type UserLevel } from '@lendlock/contract';
+import type { Kysely } from 'kysely';
+import { generateSecret, generateURI, verify } from 'otplib';
+import QRCode from 'qrcode';
+import { inTransaction } from '../../db/transaction';
+import type { DB, UserRow } from '../../db/types';
+import { randomSecret, sha256Hex } from '../../lib/secrets';
+import type { Principal } from '../../plugins/auth';
+import { AppError, badRequest, conflict, forbidden, notFound } from '../../plugins/errors';
+import { appendAudit } from '../audit/repository';
+import { endUserSessions } from '../auth/repository';
+import { type AuthSettings, admitSignInAttempt, openSession } from '../auth/service';
+import { findUserByEmail, findUserById } from '../users/repository';
+import { canManage, USER_MESSAGES } from '../users/service';
+import {
+  confirmPending,
+  countUnusedRecoveryCodes,
+  deleteMfa,
+  findLiveChallenge,
+  findMfa,
+  hasConfirmedMfa,
+  insertChallenge,
+  listConfirmedUserIds,
+  replaceRecoveryCodes,
+  savePendingSecret,
+  useChallenge,
+  useRecoveryCode,
+  useTimeStep,
+} from './repository';
+import { openSecret, sealSecret } from './secret';
+
+export interface MfaSettings {
+  /** MFA_REQUIRED_LEVELS. */
+  requiredLevels: readonly UserLevel[];
+  /** The AES-256-GCM key that seals TOTP secrets (MFA_SECRET_KEY or the generated one). */
+  key: Buffer;
+  /** The issuer an authenticator app shows beside the account (PRODUCT_LABEL). */
+  issuer: string;
+}
+
+/** How long the second sign-in step may take after the password. */
+export const CHALLENGE_TTL_MS = 5 * 60_000;
+/** A code is accepted one time step (30 s) early or late: clocks of phones drift, people are slow. */
+const EPOCH_TOLERANCE_S = 30;
+export const RECOVERY_CODE_COUNT = 10;
+
+export function mfaRequiredFor(settings: MfaSettings, level: UserLevel): boolean {
+  return settings.requiredLevels.includes(level);
+}
+
+/** A session of this account must enrol before anything else (login.php's `mfa_enrolment_required`). */
+export async function mustEnrol(db: Kysely<DB>, settings: MfaSettings, user: UserRow): Promise<boolean> {
+  return mfaRequiredFor(settings, user.userlevel) && !(await hasConfirmedMfa(db, user.id));
+}
+
+/**
+ * After the right password: the second step for an account whose MFA is on, null for one without (its
+ * sign-in goes on as the spec has it).
+ */
+export async function secondStepFor(
+  db: Kysely<DB>,
+  user: UserRow,
+  client: 'console' | 'superadmin',
+): Promise<MfaChallenge | null> {
+  if (!(await hasConfirmedMfa(db, user.id))) return null;
+  const mfaToken = randomSecret(32);
+  await insertChallenge(db, {
+    tokenHash: sha256Hex(mfaToken),
+    userId: user.id,
+    client,
+    ttlMs: CHALLENGE_TTL_MS,
+  });
+  return { status: 'mfa_required', message: MFA_MESSAGES.codePrompt, mfaToken };
+}
+
+/** The TOTP time step a code belongs to, or null when it is not a current code of the secret. */
+async function matchingStep(secret: string, code: string): Promise<number | null> {
+  try {
+    const result = await verify({ secret, token: code, epochTolerance: EPOCH_TOLERANCE_S });
+    return result.valid && 'timeStep' in result ? result.timeStep : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Only a changed MFA_SECRET_KEY (or a damaged row) does this: no code can pass, the account needs a reset. */
+const unreadable = () => conflict(MFA_MESSAGES.unreadable);
+
+function openedSecret(settings: MfaSettings, userId: number, sealed: string): string {
+  const secret = openSecret(settings.key, userId, sealed);
+  if (secret === null) throw unreadable();
+  return secret;
+}
+
+/** Recovery codes as shown: 20 hex digits in groups of five. What was typed is compared without them. */
+function newRecoveryCode(): string {
+  return (randomBytes(10).toString('hex').match(/.{5}/g) ?? []).join('-');
+}
+
+function normalisedRecoveryCode(typed: string): string | null {
+  const value = typed.toLowerCase().replace(/[\s-]/g, '');
+  return /^[0-9a-f]{20}$/.test(value) ? value : null;
+}
+
+const recoveryCodeHash = (userId: number, normalised: string) => sha256Hex(`${userId}:${normalised}`);
+
+/** The challenge was spent by a request sent alongside, or expired, between the checks. */
+class ChallengeGone extends Error {}
+
+export interface VerifyInput {
+  mfaToken: string;
+  code?: string | undefined;
+  recoveryCode?: string | undefined;
+  address: string;
+}
+
+/** `v2/mfa/verify`: the second step. The answer is login.php's session answer. */
+export async function verifySecondStep(
+  db: Kysely<DB>,
+  settings: AuthSettings,
+  input: VerifyInput,
+): Promise<Session> {
+  const tokenHash = sha256Hex(input.mfaToken);
+  const challenge = await findLiveChallenge(db, tokenHash);
+  const user = challenge ? await findUserById(db, challenge.user_id) : undefined;
+  if (!challenge || !user) throw new AppError(401, 'MFA_CHALLENGE_EXPIRED', MFA_MESSAGES.challengeExpired);
+  const audit = (result: string, details?: Record<string, unknown>) =>
+    appendAudit(db, {
+      actor: { label: user.email },
+      action: 'login.mfa',
+      address: input.address,
+      result,
+      ...(details ? { details } : {}),
+    });
+
+  // The same throttle as the password, counted before the code is checked.
+  const attempt = await admitSignInAttempt(db, settings, user, user.email, input.address);
+  if (attempt.retryAfterMs !== null) {
+    await audit('throttled');
+    throw attempt.throttled();
+  }
+  // What the password step checked may have changed within the challenge's few minutes.
+  if (user.userstatus !== 'ACTIVE') {
+    await attempt.notAFailure();
+    await audit('disabled');
+    throw new AppError(403, 'ACCOUNT_DISABLED', MESSAGES.loginInactive);
+  }
+  if (challenge.client === 'superadmin' && user.userlevel !== 'SUPERADMIN') {
+    await attempt.notAFailure();
+    await audit('not superadmin');
+    throw new AppError(403, 'FORBIDDEN', MESSAGES.loginSuperadminOnly);
+  }
+  const mfa = await findMfa(db, user.id);
+  if (!mfa?.confirmed_at) {
+    // Reset since the password step: the challenge is void.
+    await attempt.notAFailure();
+    throw new AppError(401, 'MFA_CHALLENGE_EXPIRED', MFA_MESSAGES.challengeExpired);
+  }
+
+  const method = input.code !== undefined ? 'totp' : 'recovery code';
+  const secret = openSecret(settings.mfa.key, user.id, mfa.secret);
+  if (method === 'totp' && secret === null) {
+    // The server's key, not the person's guess: no failure counted.
+    await attempt.notAFailure();
+    throw unreadable();
+  }
+  const step = input.code !== undefined && secret !== null ? await matchingStep(secret, input.code) : null;
+  const typedRecovery = input.recoveryCode !== undefined ? normalisedRecoveryCode(input.recoveryCode) : null;
+  // Use the code and spend the challenge together: a request sent alongside gets neither, and a challenge
+  // that expired meanwhile leaves the code (a recovery code above all) unused.
+  const outcome = await inTransaction(db, async (trx) => {
+    if (method === 'totp') {
+      if (step === null) return 'invalid code';
+      if (!(await useTimeStep(trx, user.id, step))) return 'code reused';
+    } else if (
+      typedRecovery === null ||
+      !(await useRecoveryCode(trx, user.id, recoveryCodeHash(user.id, typedRecovery)))
+    ) {
+      return 'invalid recovery code';
+    }
+    // Thrown, not returned: the code used above is given back with the rest of the transaction.
+    if (!(await useChallenge(trx, tokenHash))) throw new ChallengeGone();
+    if (method === 'recovery code') {
+      await appendAudit(trx, {
+        actor: { label: user.email },
+        action: 'mfa.recovery.use',
+        address: input.address,
+        result: 'success',
+        details: { left: await countUnusedRecoveryCodes(trx, user.id) },
+      });
+    }
+    return 'ok';
+  }).catch(async (error: unknown) => {
+    if (!(error instanceof ChallengeGone)) throw error;
+    await attempt.notAFailure();
+    throw new AppError(401, 'MFA_CHALLENGE_EXPIRED', MFA_MESSAGES.challengeExpired);
+  });
+  if (outcome !== 'ok') {
+    // The attempt stays counted: a wrong or replayed code is a failed sign-in.
+    await audit(outcome);
+    throw new AppError(
+      401,
+      'INVALID_CREDENTIALS',
+      outcome === 'code reused' ? MFA_MESSAGES.codeReused : MFA_MESSAGES.codeInvalid,
+    );
+  }
+  await attempt.notAFailure();
+  return openSession(db, settings, user, { address: input.address, attempt, mfa: method });
+}
+
+// ---- The signed-in account's own MFA ----
+
+export async function mfaStatus(db: Kysely<DB>, settings: MfaSettings, principal: Principal) {
+  const mfa = await findMfa(db, principal.userId);
+  const enabled = Boolean(mfa?.confirmed_at);
+  return {
+    status: 'success' as const,
+    enabled,
+    required: mfaRequiredFor(settings, principal.userlevel),
+    recoveryCodesLeft: enabled ? await countUnusedRecoveryCodes(db, principal.userId) : 0,
+  };
+}
+
+export async function startEnrolment(
+  db: Kysely<DB>,
+  settings: MfaSettings,
+  principal: Principal,
+  address: string,
+) {
+  const secret = generateSecret();
+  if (!(await savePendingSecret(db, principal.userId, sealSecret(settings.key, principal.userId, secret)))) {
+    throw conflict(MFA_MESSAGES.alreadyEnabled);
+  }
+  const otpauthUri = generateURI({ issuer: settings.issuer, label: principal.email, secret });
+  const svg = await QRCode.toString(otpauthUri, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
+  await appendAudit(db, { actor: principal, action: 'mfa.enrol.start', address, result: 'success' });
+  return {
+    status: 'success' as const,
+    otpauthUri,
+    qrCode: `data:image/svg+xml;base64,${Buffer.from(svg).toString('base64')}`,
+    secret: (secret.match(/.{1,4}/g) ?? []).join(' '),
+  };
+}
+
+export async function confirmEnrolment(
+  db: Kysely<DB>,
+  settings: MfaSettings,
+  principal: Principal,
+  code: string,
+  address: string,
+) {
+  const mfa = await findMfa(db, principal.userId);
+  if (mfa?.confirmed_at) throw conflict(MFA_MESSAGES.alreadyEnabled);
+  if (!mfa) throw conflict(MFA_MESSAGES.notStarted);
+  const step = await matchingStep(openedSecret(settings, principal.userId, mfa.secret), code);
+  if (step === null) {
+    await appendAudit(db, { actor: principal, action: 'mfa.enrol', address, result: 'invalid code' });
+    throw badRequest(MFA_MESSAGES.codeInvalid);
+  }
+  const codes = Array.from({ length: RECOVERY_CODE_COUNT }, newRecoveryCode);
+  await inTransaction(db, async (trx) => {
+    // The code that confirmed is used: it cannot sign in afterwards.
+    if (!(await confirmPending(trx, principal.userId, mfa.secret, step)))
+      throw conflict(MFA_MESSAGES.notStarted);
+    await replaceRecoveryCodes(
+      trx,
+      principal.userId,
+      codes.map((c) => recoveryCodeHash(principal.userId, normalisedRecoveryCode(c) ?? c)),
+    );
+    await appendAudit(trx, {
+      actor: principal,
+      action: 'mfa.enrol',
+      address,
+      result: 'success',
+      details: { recoveryCodes: RECOVERY_CODE_COUNT },
+    });
+  });
+  return { status: 'success' as const, message: MFA_MESSAGES.enabled, recoveryCodes: codes };
+}
+
+// ---- User Management ----
+
+/**
+ * Resets an account's MFA (a lost phone): secret, recovery codes and open second steps go, and its
+ * sessions end; it sets two-factor up again at its next sign-in. An ADMIN resets USERs, a SUPERADMIN
+ * anyone (the rule of every user change, users/service.ts `canManage`). The operator CLI passes no
+ * actor (`npm run cli -- mfa reset`): the way back for the last SUPERADMIN.
+ */
+export async function resetMfa(
+  db: Kysely<DB>,
+  actor: Principal | { label: string },
+  email: string,
+  address: string | null,
+) {
+  const target = await findUserByEmail(db, email);
+  if (!target) throw notFound(USER_MESSAGES.notFound);
+  if ('userId' in actor && !canManage(actor, target.userlevel)) {
+    await appendAudit(db, { actor, action: 'mfa.reset', target: target.email, address, result: 'forbidden' });
+    throw forbidden(USER_MESSAGES.usersOnly);
+  }
+  const sessionsEnded = await inTransaction(db, async (trx) => {
+    if (!(await deleteMfa(trx, target.id))) throw conflict(MFA_MESSAGES.notSetUp);
+    const ended = await endUserSessions(trx, target.id, 'mfa reset');
+    await appendAudit(trx, {
+      actor,
+      action: 'mfa.reset',
+      target: target.email,
+      address,
+      result: 'success',
+      details: { sessionsEnded: ended },
+    });
+    return ended;
+  });
+  return { status: 'success' as const, message: MFA_MESSAGES.reset, sessionsEnded };
+}
+
+export async function mfaUsers(db: Kysely<DB>) {
+  return { status: 'success' as const, userIds: await listConfirmedUserIds(db) };
+}

@@ -1,0 +1,59 @@
+/**
+ * The uploaded file a bulk-upload history row links to (`GET /api/v2/uploads/:feature/:file`). Only a
+ * file some batch kept is served, and a retailer user gets only their own. A file deleted after
+ * UPLOAD_RETENTION answers 410 with the reason, which the console shows in place of the download.
+ */
+import type { FileHandle } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Kysely } from 'kysely';
+import type { DB } from '../../db/types';
+import { formatDuration } from '../../lib/duration';
+import type { Principal } from '../../plugins/auth';
+import { AppError, notFound } from '../../plugins/errors';
+import { safeName } from '../batches/upload';
+import { findUploadBatch } from './repository';
+
+export const UPLOAD_LINK_MESSAGES = {
+  noSuchFile: 'No such file',
+  removed: (retentionMs: number) =>
+    `This file was removed after ${formatDuration(retentionMs)} (UPLOAD_RETENTION).`,
+} as const;
+
+export interface OpenedUpload {
+  handle: FileHandle;
+  /** The name to save it under: the name it was uploaded with (made safe for a header). */
+  downloadName: string;
+}
+
+const gone = (retentionMs: number) => new AppError(410, 'GONE', UPLOAD_LINK_MESSAGES.removed(retentionMs));
+
+/**
+ * Opens the stored file `<feature>/<file>` for `actor`. The names were checked by the route's schema
+ * (letters; a name without a leading dot), so the path stays inside DATA_DIR/uploads.
+ */
+export async function openUpload(
+  db: Kysely<DB>,
+  actor: Principal,
+  where: { dataDir: string; retentionMs: number; feature: string; file: string },
+): Promise<OpenedUpload> {
+  const batch = await findUploadBatch(db, `${where.feature}/${where.file}`);
+  // A retailer user gets only the files of their own uploads; another's is simply not there.
+  if (!batch || (actor.retailerPhone && batch.user_id !== actor.userId))
+    throw notFound(UPLOAD_LINK_MESSAGES.noSuchFile);
+  if (batch.file_removed_at) throw gone(where.retentionMs);
+  let handle: FileHandle;
+  try {
+    handle = await open(join(where.dataDir, 'uploads', where.feature, where.file), 'r');
+  } catch {
+    // Deleted by another instance's sweep (shared storage) before this one recorded it, or kept by
+    // another instance (no shared storage: operations.md, Uploads).
+    if (new Date(batch.created_at).getTime() < Date.now() - where.retentionMs) throw gone(where.retentionMs);
+    throw notFound(UPLOAD_LINK_MESSAGES.noSuchFile);
+  }
+  if (!(await handle.stat()).isFile()) {
+    await handle.close();
+    throw notFound(UPLOAD_LINK_MESSAGES.noSuchFile);
+  }
+  return { handle, downloadName: safeName(batch.file_name ?? where.file) };
+}
