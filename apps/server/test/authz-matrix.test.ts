@@ -10,7 +10,7 @@ import type { FastifyInstance, InjectOptions } from 'fastify';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Access, ROUTE_POLICIES } from '../src/authz/policies';
-import { databaseKinds, openTestDatabase, type TestDatabase } from './db';
+import { databaseKinds, fingerprint as fingerprintOf, openTestDatabase, type TestDatabase } from './db';
 import { randomProfile, startDeviceServer, TEST_ENROLLMENT_SECRET } from './devices';
 import { buildUser, loginAs } from './factories';
 import { imeiCsv, multipart } from './multipart';
@@ -142,18 +142,7 @@ describe.each(databaseKinds())('the authorization matrix on %s', (kind) => {
       'mfa_recovery_codes',
       'mfa_challenges',
     ];
-    const parts = await Promise.all(
-      tables.map(async (table) => {
-        const row = await sql<{
-          h: string | null;
-          n: number;
-        }>`SELECT md5(string_agg(t::text, '|' ORDER BY t::text)) AS h, count(*)::int AS n FROM ${sql.table(table)} t`.execute(
-          database.db,
-        );
-        return `${table}:${row.rows[0]?.n}:${row.rows[0]?.h}`;
-      }),
-    );
-    return parts.join(',');
+    return fingerprintOf(database.db, tables);
   };
 
   const request = (route: string, token: string | undefined): InjectOptions => {

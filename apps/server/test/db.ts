@@ -6,9 +6,11 @@ import { randomBytes } from 'node:crypto';
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { type Kysely, sql } from 'kysely';
 import pg from 'pg';
 import { inject } from 'vitest';
 import { type Database, type DatabaseKind, openDatabase } from '../src/db/database';
+import type { DB } from '../src/db/types';
 
 export interface TestDatabase extends Database {
   /** Connection URL (PostgreSQL) or data dir (PGlite), for tests that start a server process. */
@@ -96,4 +98,23 @@ export async function openEmptyTestDatabase(kind: DatabaseKind): Promise<Databas
 /** The device channels this run can test: always the embedded broker, an external one (Mosquitto) when it answers. */
 export function channelKinds(): ('embedded' | 'mosquitto')[] {
   return inject('mqttUrl') ? ['embedded', 'mosquitto'] : ['embedded'];
+}
+
+/**
+ * Every row of `tables`, hashed (count and md5 of the content, per table): what a refused call must leave
+ * as it was. The authorization matrix and the hostile-input fuzzing compare it before and after.
+ */
+export async function fingerprint(db: Kysely<DB>, tables: readonly string[]): Promise<string> {
+  const parts = await Promise.all(
+    tables.map(async (table) => {
+      const row = await sql<{
+        h: string | null;
+        n: number;
+      }>`SELECT md5(string_agg(t::text, '|' ORDER BY t::text)) AS h, count(*)::int AS n FROM ${sql.table(table)} t`.execute(
+        db,
+      );
+      return `${table}:${row.rows[0]?.n}:${row.rows[0]?.h}`;
+    }),
+  );
+  return parts.join(',');
 }

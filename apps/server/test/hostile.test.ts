@@ -20,7 +20,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, loggerOptions } from '../src/app';
 import { ROUTE_POLICIES } from '../src/authz/policies';
 import { BAD_URL_MESSAGE } from '../src/plugins/errors';
-import { databaseKinds, openTestDatabase, type TestDatabase } from './db';
+import { databaseKinds, fingerprint as fingerprintOf, openTestDatabase, type TestDatabase } from './db';
 import { buildConfig, buildTestApp, buildUser, loginAs } from './factories';
 import { imeiCsv, multipart } from './multipart';
 import { hostileRequest, type OpenApiDocument, routeInputs, stringLeaves, urlOf } from './schema-fuzz';
@@ -294,18 +294,7 @@ async function fingerprint(database: TestDatabase): Promise<string> {
     'reregistration_requests',
     'audit_log',
   ];
-  const parts = await Promise.all(
-    tables.map(async (table) => {
-      const row = await sql<{
-        h: string | null;
-        n: number;
-      }>`SELECT md5(string_agg(t::text, '|' ORDER BY t::text)) AS h, count(*)::int AS n FROM ${sql.table(table)} t`.execute(
-        database.db,
-      );
-      return `${table}:${row.rows[0]?.n}:${row.rows[0]?.h}`;
-    }),
-  );
-  return parts.join(',');
+  return fingerprintOf(database.db, tables);
 }
 
 describe.each(databaseKinds())(
