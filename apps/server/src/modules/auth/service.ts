@@ -41,7 +41,7 @@ export interface LoginAttempt {
 }
 
 /** A network the user signed in from stays known this long after the last sign-in from it. */
-export const KNOWN_NETWORK_MAX_AGE_MS = 90 * 24 * 3_600_000;
+const KNOWN_NETWORK_MAX_AGE_MS = 90 * 24 * 3_600_000;
 
 /**
  * Throttle keys: the account from this address (the usual brute force), the address over all accounts
@@ -51,7 +51,7 @@ export const KNOWN_NETWORK_MAX_AGE_MS = 90 * 24 * 3_600_000;
  * is not enough to lock the owner out. An attacker's failures never throttle another account or another
  * address.
  */
-export function throttleLimits(
+function throttleLimits(
   settings: AuthSettings,
   account: string,
   address: string,
