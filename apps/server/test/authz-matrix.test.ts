@@ -11,7 +11,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Access, ROUTE_POLICIES } from '../src/authz/policies';
 import { databaseKinds, fingerprint as fingerprintOf, openTestDatabase, type TestDatabase } from './db';
-import { randomProfile, startDeviceServer, TEST_ENROLLMENT_SECRET } from './devices';
+import { randomProfile, registerProfile, startDeviceServer, TEST_ENROLLMENT_SECRET } from './devices';
 import { buildUser, loginAs } from './factories';
 import { imeiCsv, multipart } from './multipart';
 
@@ -83,14 +83,7 @@ describe.each(databaseKinds())('the authorization matrix on %s', (kind) => {
     app = server.app;
     // No background work: every change to the data must come from the request under test.
     await app.ctx.batches.stop();
-    const profile = randomProfile();
-    device = profile.imei1;
-    await app.inject({
-      method: 'POST',
-      url: '/device/v1/register',
-      headers: { 'x-enrollment-secret': TEST_ENROLLMENT_SECRET },
-      payload: profile,
-    });
+    device = (await registerProfile(app)).profile.imei1;
     const adminUser = await buildUser(database, { userlevel: 'ADMIN' });
     const admin = await loginAs(app, adminUser);
     tokens.admin = admin.token;
@@ -257,14 +250,7 @@ describe.each(databaseKinds())('authority by owner and level on %s', (kind) => {
     app = (await startDeviceServer(database, 'embedded')).app;
     // No background work: a batch stays where the test left it.
     await app.ctx.batches.stop();
-    const profile = randomProfile();
-    device = profile.imei1;
-    await app.inject({
-      method: 'POST',
-      url: '/device/v1/register',
-      headers: { 'x-enrollment-secret': TEST_ENROLLMENT_SECRET },
-      payload: profile,
-    });
+    device = (await registerProfile(app)).profile.imei1;
     const person = async (level: 'USER' | 'ADMIN' | 'SUPERADMIN', permissions: string[] = []) => {
       const user = await buildUser(database, { userlevel: level, permissions });
       return { user, session: { email: user.email, id: user.id, token: (await loginAs(app, user)).token } };

@@ -55,6 +55,24 @@ export function randomProfile(overrides: Partial<DeviceRegistration> = {}): Devi
   };
 }
 
+/**
+ * Registers a device on the enrollment secret alone (no key), through the app without a socket: for tests
+ * that need a device row, not an agent. Returns the profile and the server's answer.
+ */
+export async function registerProfile(
+  app: FastifyInstance,
+  overrides: Partial<DeviceRegistration> = {},
+): Promise<{ profile: DeviceRegistration; statusCode: number; credential: string }> {
+  const profile = randomProfile(overrides);
+  const response = await app.inject({
+    method: 'POST',
+    url: '/device/v1/register',
+    headers: { 'x-enrollment-secret': TEST_ENROLLMENT_SECRET },
+    payload: profile,
+  });
+  return { profile, statusCode: response.statusCode, credential: response.json().credential as string };
+}
+
 export function simulatedDevice(
   server: DeviceServer,
   options: { failRate?: number; profile?: Partial<DeviceRegistration> } & Partial<

@@ -13,7 +13,13 @@ import { ROUTE_POLICIES } from '../src/authz/policies';
 import { sha256Hex } from '../src/lib/secrets';
 import { FINANCED_MESSAGES } from '../src/modules/devices/financed';
 import { databaseKinds, openTestDatabase, type TestDatabase } from './db';
-import { type DeviceServer, randomProfile, startDeviceServer, TEST_ENROLLMENT_SECRET } from './devices';
+import {
+  type DeviceServer,
+  type randomProfile,
+  registerProfile,
+  startDeviceServer,
+  TEST_ENROLLMENT_SECRET,
+} from './devices';
 import { buildKey, buildUser, loginAs } from './factories';
 import { imeiCsv, multipart } from './multipart';
 
@@ -35,14 +41,8 @@ describe.each(databaseKinds())('privilege and secrets on %s', (kind) => {
   const call = (token: string, method: 'GET' | 'POST', url: string, payload?: object) =>
     server.app.inject({ method, url, headers: { 'x-api-key': token }, ...(payload ? { payload } : {}) });
   const register = async (overrides: Parameters<typeof randomProfile>[0] = {}) => {
-    const profile = randomProfile(overrides);
-    const response = await server.app.inject({
-      method: 'POST',
-      url: '/device/v1/register',
-      headers: { 'x-enrollment-secret': TEST_ENROLLMENT_SECRET },
-      payload: profile,
-    });
-    return { imei: profile.imei1, credential: response.json().credential as string };
+    const { profile, credential } = await registerProfile(server.app, overrides);
+    return { imei: profile.imei1, credential };
   };
 
   it('never answers with a password hash, key hash, reset token or device credential', async () => {
@@ -249,14 +249,8 @@ describe.each(databaseKinds())('retailer scope on every /api/v2/ call on %s', (k
     return row.rows[0]?.s;
   };
   const register = async (retailer: string) => {
-    const profile = randomProfile({ retailer_phone: retailer });
-    const response = await server.app.inject({
-      method: 'POST',
-      url: '/device/v1/register',
-      headers: { 'x-enrollment-secret': TEST_ENROLLMENT_SECRET },
-      payload: profile,
-    });
-    expect(response.statusCode).toBe(200);
+    const { profile, statusCode } = await registerProfile(server.app, { retailer_phone: retailer });
+    expect(statusCode).toBe(200);
     return profile.imei1;
   };
 
