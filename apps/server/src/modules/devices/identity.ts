@@ -3,7 +3,12 @@
  * attestation said the key lives, and the registrations of it that were refused for want of proof, which
  * an ADMIN or SUPERADMIN approves (the device may then register once within the window) or rejects.
  */
-import { type DeviceIdentity, ENROLLMENT_MESSAGES, type ReregistrationRequest } from '@lendlock/contract';
+import {
+  type DeviceIdentity,
+  ENROLLMENT_MESSAGES,
+  MESSAGES,
+  type ReregistrationRequest,
+} from '@lendlock/contract';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/types';
 import type { Principal } from '../../plugins/auth';
@@ -17,7 +22,6 @@ import {
 } from './repository';
 
 const iso = (value: Date | string | null) => (value === null ? null : new Date(value).toISOString());
-const NOT_FOUND = 'No results found';
 
 /** The device's key and its re-registration requests; a retailer user sees only that retailer's devices. */
 export async function deviceIdentity(
@@ -27,7 +31,7 @@ export async function deviceIdentity(
 ): Promise<DeviceIdentity> {
   const device = await findDevice(db, imei);
   if (!device || (actor.retailerPhone && device.retailer_phone !== actor.retailerPhone))
-    throw notFound(NOT_FOUND);
+    throw notFound(MESSAGES.noResults);
   const requests = await reregistrationRequests(db, device.imei1);
   return {
     status: 'success',
@@ -66,7 +70,7 @@ export async function decideReregistration(
     throw forbidden('Only an ADMIN or SUPERADMIN decides a registration request.');
   const request = await findReregistrationRequest(db, body.id);
   if (!request || (actor.retailerPhone && request.retailer_phone !== actor.retailerPhone))
-    throw notFound(NOT_FOUND);
+    throw notFound(MESSAGES.noResults);
   const decided = await decide(db, body.id, {
     status: body.decision === 'approve' ? 'APPROVED' : 'REJECTED',
     by: actor.email,
