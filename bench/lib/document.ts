@@ -51,6 +51,15 @@ Changes made for these benchmarks (the code, not the benchmarks, was made faster
   acknowledgements during a burst. What the gateway writes in one turn of the event loop leaves in one
   system call. mqtt.js's per-packet tracing through \`debug\` is off unless \`DEBUG\` is set (1.4 % of the
   server's CPU in a batch).
+- **Priority that is real** (issue 16.3; \`db/priority.ts\`): single and API commands (priority 2) and
+  the server's reconcile commands (1) run as priority work, marked on their request and carried by
+  the asynchronous context. On PostgreSQL they take a reserved pool of 4 connections (\`db/database.ts\`)
+  instead of queueing for one of the main pool behind reads and batch chunks; the acknowledgement of a
+  priority command is applied as priority work too (\`plugins/device-channel.ts\`). The gateway publishes
+  through a window of 500 commands in flight with priority work ahead of batch work (every fourth slot
+  still goes to batch work; a device's own commands keep their order), where a batch dispatch had
+  written 50,000 commands into the socket at once, and the message carries its priority to the device
+  (device-protocol.md §3).
 - **Migration 0007**: homeData.php reads device counts kept by triggers instead of counting a million
   rows; the sweep finds its work through partial indexes instead of reading every pending command; device
   pages keep room for HOT updates.
@@ -105,9 +114,14 @@ const SETUP = `## What each benchmark does
    built for the browser, validates a generated 1,000,000-row \`File\` in headless Chromium (the flags of
    \`e2e/support/browser.ts\`); only the validation is timed, on the second run in the page.
 
-Beside them, for issue 9 (\`bench/release.ts\`): one release typed by an operator, sent to an online
-simulated device while 50 clients read (homeData, devicedetails, auditReportByImei) and two
-100,000-row batches run, on PostgreSQL; the clock runs until the release is EXECUTED.
+Beside them, for issues 9 and 16.3 (\`bench/release.ts\`): 24 releases typed by an operator, one
+every 400 ms, each to its own online simulated device (registered over HTTPS, its own MQTT connection),
+while 50 clients read (homeData, devicedetails, auditReportByImei) and two 100,000-row batches run, on
+PostgreSQL. Each release's clock runs from its request until the benchmark, polling the database
+directly, sees it EXECUTED (sent, executed by the device, acknowledged, applied); the batches'
+throughput is measured over the same seconds. \`BENCH_RELEASE_FLEET=online\` also puts the batches'
+200,000 devices online (a multiplexed fleet), so that their commands and acknowledgements share the
+broker, the publish queue and the device inbox with the releases.
 
 Every server runs as its own process, as \`npm start\` runs it (\`node\` with \`config.node_options\` of
 \`apps/server/package.json\` and \`apps/server/dist/main.js\`, \`LOG_LEVEL=warn\`,

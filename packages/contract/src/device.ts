@@ -188,6 +188,8 @@ export const commandMessageSchema = z.object({
     })
     .default({}),
   issuedAt: z.string(),
+  /** 2: typed by an operator or sent by an integrator; 1: a reconcile; 0: batch work (device-protocol.md). */
+  priority: z.number().int().min(0).max(2).optional(),
 });
 export type CommandMessage = z.infer<typeof commandMessageSchema>;
 

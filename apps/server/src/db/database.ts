@@ -9,6 +9,7 @@ import { PGliteDialect } from 'kysely-pglite-dialect';
 import pg from 'pg';
 import { MIGRATIONS } from './migrations/index';
 import { usePreparedStatements } from './prepared';
+import { isPriorityWork } from './priority';
 import type { DB } from './types';
 
 export type DatabaseKind = 'pglite' | 'postgres';
@@ -25,6 +26,12 @@ export interface DatabaseOptions {
   databaseUrl?: string | undefined;
   dataDir: string;
   poolSize?: number;
+  /**
+   * PostgreSQL: connections reserved for priority work (single and API commands, reconcile, their
+   * acknowledgements: db/priority.ts), beside `poolSize`. Priority work takes a connection from this pool
+   * and never waits behind reads or batch chunks for one of the main pool; 0 turns the reserve off.
+   */
+  priorityPoolSize?: number;
   /** PostgreSQL: run parameterised queries as named prepared statements (default on). */
   preparedStatements?: boolean;
 }
@@ -32,17 +39,42 @@ export interface DatabaseOptions {
 // int8 (count(*), bigint ids) as number on pg, like PGlite does: our counts stay far below 2^53.
 pg.types.setTypeParser(20, (value) => Number.parseInt(value, 10));
 
+/** Connections reserved for priority work (DatabaseOptions.priorityPoolSize). */
+export const DEFAULT_PRIORITY_POOL_SIZE = 4;
+
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   if (options.databaseUrl) {
-    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 20 });
-    // A connection dropped by the server (a restart, a failover) must not crash the process: idle clients
-    // report through the pool, checked-out ones through the query that fails (→ 503), and the pool then
-    // opens fresh connections.
-    pool.on('error', () => {});
-    pool.on('connect', (client) => {
-      client.on('error', () => {});
-      if (options.preparedStatements !== false) usePreparedStatements(client);
-    });
+    const databaseUrl = options.databaseUrl;
+    const openPool = (max: number, keepOpen = false) => {
+      // The reserved pool keeps its connections open: a release must not wait for a new backend.
+      const pool = new pg.Pool({
+        connectionString: databaseUrl,
+        max,
+        ...(keepOpen ? { idleTimeoutMillis: 0, allowExitOnIdle: true } : {}),
+      });
+      // A connection dropped by the server (a restart, a failover) must not crash the process: idle
+      // clients report through the pool, checked-out ones through the query that fails (→ 503), and the
+      // pool then opens fresh connections.
+      pool.on('error', () => {});
+      pool.on('connect', (client) => {
+        client.on('error', () => {});
+        if (options.preparedStatements !== false) usePreparedStatements(client);
+      });
+      return pool;
+    };
+    const main = openPool(options.poolSize ?? 20);
+    const reserved =
+      (options.priorityPoolSize ?? DEFAULT_PRIORITY_POOL_SIZE) > 0
+        ? openPool(options.priorityPoolSize ?? DEFAULT_PRIORITY_POOL_SIZE, true)
+        : null;
+    // pg's pool hands connections out first come, first served: a release typed at the counter queued
+    // behind every read and batch chunk waiting before it. Priority work has a pool of its own instead.
+    const pool = {
+      connect: () => (reserved && isPriorityWork() ? reserved : main).connect(),
+      end: async () => {
+        await Promise.all([main.end(), reserved?.end()]);
+      },
+    };
     const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
     return {
       db,

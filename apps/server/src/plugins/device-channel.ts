@@ -5,8 +5,8 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
-import type { Counter } from 'prom-client';
 import type { Config } from '../config';
+import { withPriority } from '../db/priority';
 import type { DB } from '../db/types';
 import { sha256Hex } from '../lib/secrets';
 import type { CommandService } from '../modules/commands/service';
@@ -63,7 +63,8 @@ export async function startDeviceChannel(
   db: Kysely<DB>,
   commands: CommandService,
   log: FastifyBaseLogger,
-  acks?: Counter<'status'>,
+  /** Told of every acknowledgement once applied (the metrics). */
+  ackApplied?: (imei: string, ack: { id: string; status: string }) => void,
 ): Promise<DeviceChannel> {
   const service = { username: 'lendlock-server', password: randomBytes(24).toString('base64url') };
   // An external broker that lets anyone in lets anyone read and answer every device's commands.
@@ -100,8 +101,13 @@ export async function startDeviceChannel(
     log,
     handlers: {
       onAck: async (imei, ack) => {
-        await commands.handleAck(imei, ack);
-        acks?.inc({ status: ack.status });
+        // The acknowledgement of a priority command (a release typed at the counter) is applied as
+        // priority work: its transaction takes the reserved database pool (db/priority.ts), not a place
+        // behind the reads and the batch chunks.
+        const priority = gateway.priorityOf(ack.id);
+        if (priority === undefined) await commands.handleAck(imei, ack);
+        else await withPriority(priority, () => commands.handleAck(imei, ack));
+        ackApplied?.(imei, ack);
       },
       onState: (imei, state) => commands.handleState(imei, state),
       onStatus: (imei, online) => commands.handleStatus(imei, online),
