@@ -3,7 +3,7 @@
  * (pause, resume, discard), the pause of an owner's or a key's batches when their standing goes, the
  * standing check a chunk makes under lock, and the client-run batches of the spec's browser loop.
  */
-import type { UserLevel } from '@lendlock/contract';
+import type { CommandInterface, UserLevel } from '@lendlock/contract';
 import { type Kysely, sql, type Transaction } from 'kysely';
 import type { BatchItemRow, BatchRow, DB } from '../../db/types';
 
@@ -260,4 +260,215 @@ export async function insertClientBatch(
     .returning('id')
     .executeTakeFirstOrThrow();
   return Number(row.id);
+}
+
+// ---- Server-run batches: storing them, the workers' lease, their chunks ----
+
+export interface NewBatchRow {
+  feature: string;
+  command: string;
+  options: string;
+  fileName: string | null;
+  storedFile: string | null;
+  iface: CommandInterface;
+  userLabel: string;
+  userId: number | null;
+  keyId: number | null;
+  total: number;
+  valid: number;
+  invalid: number;
+}
+
+/** A new batch, paused until its rows are stored (no worker starts on a half-written batch). */
+export async function insertBatch(db: Db, batch: NewBatchRow): Promise<number> {
+  const row = await db
+    .insertInto('batches')
+    .values({
+      feature: batch.feature,
+      command: batch.command,
+      options: batch.options,
+      file_name: batch.fileName,
+      stored_file: batch.storedFile,
+      interface: batch.iface,
+      user_label: batch.userLabel,
+      user_id: batch.userId,
+      key_id: batch.keyId,
+      total: batch.total,
+      valid: batch.valid,
+      invalid: batch.invalid,
+      paused: true,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return Number(row.id);
+}
+
+/** The columns of a batch's rows, as arrays in S.No. order (a Notify column with no value: null). */
+export interface BatchRowColumns {
+  imeis: string[];
+  names: (string | null)[];
+  amounts: (string | null)[];
+  dates: (string | null)[];
+  templates: (string | null)[];
+  headers: (string | null)[];
+  messages: (string | null)[];
+}
+
+/**
+ * Stores rows of a batch from S.No. `first` on, grouped into chunks of `size` rows by S.No.: one
+ * statement from arrays (unnest), a `batch_chunks` row per chunk. A Notify column with no value in a
+ * chunk is stored as NULL.
+ */
+export async function insertChunkRows(
+  db: Db,
+  batchId: number,
+  first: number,
+  size: number,
+  rows: BatchRowColumns,
+): Promise<void> {
+  await sql`
+    INSERT INTO batch_chunks (batch_id, first_seq, seqs, imeis, names, amounts, dates, templates, headers, messages)
+    SELECT ${batchId}::bigint, min(v.seq), array_agg(v.seq ORDER BY v.seq), array_agg(v.imei ORDER BY v.seq),
+           CASE WHEN count(v.name) > 0 THEN array_agg(v.name ORDER BY v.seq) END,
+           CASE WHEN count(v.amount) > 0 THEN array_agg(v.amount ORDER BY v.seq) END,
+           CASE WHEN count(v.date) > 0 THEN array_agg(v.date ORDER BY v.seq) END,
+           CASE WHEN count(v.template) > 0 THEN array_agg(v.template ORDER BY v.seq) END,
+           CASE WHEN count(v.header) > 0 THEN array_agg(v.header ORDER BY v.seq) END,
+           CASE WHEN count(v.message) > 0 THEN array_agg(v.message ORDER BY v.seq) END
+    FROM (SELECT (${first}::int + u.n - 1)::int AS seq, u.* FROM unnest(
+            ${rows.imeis}::text[], ${rows.names}::text[], ${rows.amounts}::text[], ${rows.dates}::text[],
+            ${rows.templates}::text[], ${rows.headers}::text[], ${rows.messages}::text[])
+          WITH ORDINALITY AS u(imei, name, amount, date, template, header, message, n)) v
+    GROUP BY (v.seq - 1) / ${size}::int`.execute(db);
+}
+
+/**
+ * Device action ALL's rows: every enrolled device not released (of one retailer, with `retailerPhone`),
+ * in imei1 order, stored as the rows of batch `batchId` in chunks of `size`, in one statement. Returns
+ * how many.
+ */
+export async function insertAllDevicesRows(
+  db: Db,
+  batchId: number,
+  size: number,
+  retailerPhone: string | null,
+): Promise<number> {
+  const result = await sql<{ n: number }>`
+    WITH v AS (
+      SELECT imei1 AS imei, row_number() OVER (ORDER BY imei1)::int AS seq
+      FROM devices
+      WHERE claimstatus = 'ENROLLED' AND coalesce((desired_state->>'released')::boolean, false) = false
+        ${retailerPhone ? sql`AND retailer_phone = ${retailerPhone}` : sql``}
+    ), chunks AS (
+      INSERT INTO batch_chunks (batch_id, first_seq, seqs, imeis)
+      SELECT ${batchId}::bigint, min(seq), array_agg(seq ORDER BY seq), array_agg(imei ORDER BY seq)
+      FROM v GROUP BY (seq - 1) / ${size}::int
+    )
+    SELECT count(*)::int AS n FROM v`.execute(db);
+  return Number(result.rows[0]?.n ?? 0);
+}
+
+/** The batch's rows are all stored: its counts, and the workers may start. */
+export async function releaseBatch(db: Db, id: number, counts?: { total: number }): Promise<void> {
+  await db
+    .updateTable('batches')
+    .set({ paused: false, ...(counts ? { total: counts.total, valid: counts.total } : {}) })
+    .where('id', '=', id)
+    .execute();
+}
+
+/**
+ * Picks a runnable batch for worker `instanceId` (new, running under a live lease, or under this
+ * instance's own lease, which may have lapsed while the database was out of reach, or a device action
+ * ALL, which has no resume card) and takes or renews its lease; with the retailer phone of its owner.
+ */
+export async function leaseNextBatch(
+  db: Db,
+  instanceId: string,
+  leaseMs: number,
+): Promise<(BatchRow & { retailer_phone: string | null }) | undefined> {
+  const picked = await sql<BatchRow & { retailer_phone: string | null }>`
+    UPDATE batches b SET lease_owner = ${instanceId}, lease_until = now() + ${leaseMs} * interval '1 millisecond',
+      started_at = coalesce(started_at, now())
+    WHERE b.id = (
+      SELECT id FROM batches
+      WHERE status = 'incomplete' AND NOT paused
+        AND (lease_owner IS NULL OR lease_until > now() OR lease_owner = ${instanceId}
+             -- Device action ALL has no resume card: any instance takes up its lapsed lease.
+             OR feature = 'deviceaction')
+      ORDER BY id LIMIT 1
+    )
+    RETURNING b.*, (SELECT retailer_phone FROM users u WHERE u.id = b.user_id) AS retailer_phone`.execute(db);
+  return picked.rows[0];
+}
+
+/** Completes a batch with no chunk left; true when this call completed it. */
+export async function completeIfNoChunks(db: Db, id: number): Promise<boolean> {
+  const done = await sql<{ id: number }>`
+    UPDATE batches SET status = 'complete', completed_at = now(), lease_owner = NULL, lease_until = NULL
+    WHERE id = ${id} AND status = 'incomplete'
+      AND NOT EXISTS (SELECT 1 FROM batch_chunks WHERE batch_id = ${id})
+    RETURNING id`.execute(db);
+  return done.rows.length > 0;
+}
+
+export interface ClaimedItem {
+  first_seq: number;
+  seq: number;
+  imei: string;
+  message: string | null;
+  template: string | null;
+}
+
+/** Claims the batch's next unprocessed chunk (SKIP LOCKED: several workers and instances share a batch). */
+export async function claimChunk(trx: Transaction<DB>, batchId: number): Promise<ClaimedItem[]> {
+  const claimed = await sql<ClaimedItem>`
+    WITH chunk AS (
+      SELECT * FROM batch_chunks WHERE batch_id = ${batchId} ORDER BY first_seq LIMIT 1 FOR UPDATE SKIP LOCKED
+    )
+    SELECT chunk.first_seq, u.seq, u.imei, u.message, u.template
+    FROM chunk, unnest(chunk.seqs, chunk.imeis, chunk.messages, chunk.templates) AS u(seq, imei, message, template)
+    ORDER BY u.seq`.execute(trx);
+  return claimed.rows;
+}
+
+export interface ItemResult {
+  seq: number;
+  result: 'found' | 'not found';
+  note: string | null;
+  tid: string | null;
+}
+
+/**
+ * The chunk's rows leave `batch_chunks` and enter `batch_items` with their results (one statement), and
+ * the batch's progress (counts, last IMEI) moves on.
+ */
+export async function finishChunk(
+  trx: Transaction<DB>,
+  batchId: number,
+  firstSeq: number,
+  results: readonly ItemResult[],
+  last: { seq: number; imei: string },
+): Promise<void> {
+  await sql`
+    WITH done AS (
+      DELETE FROM batch_chunks WHERE batch_id = ${batchId} AND first_seq = ${firstSeq}
+      RETURNING *
+    )
+    INSERT INTO batch_items (batch_id, seq, imei, name, amount, date, template, header, message, result, note,
+                             transaction_id)
+    SELECT done.batch_id, u.seq, u.imei, u.name, u.amount, u.date, u.template, u.header, u.message, r.result,
+           r.note, r.tid
+    FROM done,
+      unnest(done.seqs, done.imeis, done.names, done.amounts, done.dates, done.templates, done.headers, done.messages)
+        AS u(seq, imei, name, amount, date, template, header, message)
+      JOIN unnest(${results.map((r) => r.seq)}::int[], ${results.map((r) => r.result)}::text[],
+                  ${results.map((r) => r.note)}::text[], ${results.map((r) => r.tid)}::text[])
+        AS r(seq, result, note, tid) ON r.seq = u.seq`.execute(trx);
+  const found = results.filter((r) => r.result === 'found').length;
+  await sql`UPDATE batches SET processed = processed + ${results.length}, found = found + ${found},
+      not_found = not_found + ${results.length - found},
+      last_imei = CASE WHEN ${last.seq} > last_seq THEN ${last.imei} ELSE last_imei END,
+      last_seq = greatest(last_seq, ${last.seq}), updated_at = now()
+    WHERE id = ${batchId}`.execute(trx);
 }

@@ -1,9 +1,10 @@
 /**
  * Durable server-side batches (design.md §3.3): a batch and its rows are stored at upload; workers on every
- * instance process them in chunks of 50 (see chunk.ts) and keep the progress (last IMEI, counts) in the
- * batch row. A batch whose lease lapsed (its server crashed or stopped) is not picked up again by
- * another instance on its own: the console shows it as an incomplete batch that the operator resumes
- * (Process) or discards (New Batch), as spec §4.4 describes. The instance that held the lease takes it up
+ * instance process them in chunks (1 % of the batch, 50 to 500 rows: chunk.ts, `chunkSizeFor`) and keep
+ * the progress (last IMEI, counts) in the batch row. Device action ALL is a batch too, without a file. A
+ * batch whose lease lapsed (its server crashed or stopped) is not picked up again by another instance on
+ * its own: the console shows it as an incomplete batch that the operator resumes (Process) or discards
+ * (New Batch), as spec §4.4 describes. The instance that held the lease takes it up
  * again (its lease may lapse while the database is out of reach).
  */
 
@@ -11,7 +12,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { type CommandInterface, type CommandOptions, MESSAGES, type RawCommand } from '@lendlock/contract';
 import type { FastifyBaseLogger } from 'fastify';
-import { type Kysely, sql, type Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import { issuerLevel, mayControlBatchOf, mayUseCommand } from '../../authz/authority';
 import { inTransaction } from '../../db/transaction';
 import type { BatchRow, DB } from '../../db/types';
@@ -19,16 +20,23 @@ import type { Principal } from '../../plugins/auth';
 import { type AppError, forbidden, notFound } from '../../plugins/errors';
 import { appendAudit } from '../audit/repository';
 import type { CommandService } from '../commands/service';
-import { chunkSizeFor, processChunk } from './chunk';
+import { batchCompletedEvent, type EventSink, NO_EVENTS } from '../webhooks/events';
+import { chunkSizeFor, MAX_CHUNK_SIZE, processChunk } from './chunk';
 import {
   type BatchWithOwner,
+  completeIfNoChunks,
   discardBatch,
   findBatch,
   findBatchWithOwner,
+  insertAllDevicesRows,
+  insertBatch,
+  insertChunkRows,
+  leaseNextBatch,
   lockStanding,
   pauseBatch,
   pauseBatchesWhere,
   pauseForStanding,
+  releaseBatch,
   resumeBatch,
 } from './repository';
 
@@ -82,6 +90,8 @@ export interface BatchRunnerOptions {
   /** Rows per chunk (one transaction each), set when a batch is stored; by default `chunkSizeFor` its size. */
   chunkSize?: number;
   pollMs?: number;
+  /** Webhook events (batch.completed). */
+  events?: EventSink;
 }
 
 /** The reasons shown on the resume card and in the Reports history when the server pauses a batch. */
@@ -151,27 +161,20 @@ export class BatchService {
     rows: AsyncIterable<BatchRowInput[]> | Iterable<BatchRowInput[]>,
   ): Promise<number> {
     const { db } = this.options;
-    const row = await db
-      .insertInto('batches')
-      .values({
-        feature: batch.feature,
-        command: batch.command,
-        options: JSON.stringify(batch.options),
-        file_name: batch.fileName,
-        stored_file: batch.storedFile,
-        interface: batch.iface,
-        user_label: batch.actor.email,
-        user_id: batch.actor.userId,
-        key_id: batch.actor.keyId ?? null,
-        total: batch.total + batch.invalid,
-        valid: batch.total,
-        invalid: batch.invalid,
-        // Held until every row is stored, so no worker starts on a half-written batch.
-        paused: true,
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    const id = Number(row.id);
+    const id = await insertBatch(db, {
+      feature: batch.feature,
+      command: batch.command,
+      options: JSON.stringify(batch.options),
+      fileName: batch.fileName,
+      storedFile: batch.storedFile,
+      iface: batch.iface,
+      userLabel: batch.actor.email,
+      userId: batch.actor.userId,
+      keyId: batch.actor.keyId ?? null,
+      total: batch.total + batch.invalid,
+      valid: batch.total,
+      invalid: batch.invalid,
+    });
     const size = this.options.chunkSize ?? chunkSizeFor(batch.total);
     let seq = 0;
     for await (const group of rows) {
@@ -179,29 +182,20 @@ export class BatchService {
         const slice = group.slice(i, i + INSERT_ROWS);
         const first = seq + 1;
         seq += slice.length;
-        // From arrays (unnest), grouped into chunks of `size` rows by S.No.: one statement per slice, a
-        // row per chunk. A Notify column with no value in a chunk is stored as NULL.
         const column = (pick: (item: BatchRowInput) => string | undefined) =>
           slice.map((item) => pick(item) ?? null);
-        await sql`
-          INSERT INTO batch_chunks (batch_id, first_seq, seqs, imeis, names, amounts, dates, templates, headers, messages)
-          SELECT ${id}::bigint, min(v.seq), array_agg(v.seq ORDER BY v.seq), array_agg(v.imei ORDER BY v.seq),
-                 CASE WHEN count(v.name) > 0 THEN array_agg(v.name ORDER BY v.seq) END,
-                 CASE WHEN count(v.amount) > 0 THEN array_agg(v.amount ORDER BY v.seq) END,
-                 CASE WHEN count(v.date) > 0 THEN array_agg(v.date ORDER BY v.seq) END,
-                 CASE WHEN count(v.template) > 0 THEN array_agg(v.template ORDER BY v.seq) END,
-                 CASE WHEN count(v.header) > 0 THEN array_agg(v.header ORDER BY v.seq) END,
-                 CASE WHEN count(v.message) > 0 THEN array_agg(v.message ORDER BY v.seq) END
-          FROM (SELECT (${first}::int + u.n - 1)::int AS seq, u.* FROM unnest(
-                  ${column((r) => r.imei)}::text[], ${column((r) => r.name)}::text[],
-                  ${column((r) => r.amount)}::text[], ${column((r) => r.date)}::text[],
-                  ${column((r) => r.template)}::text[], ${column((r) => r.header)}::text[],
-                  ${column((r) => r.message)}::text[])
-                WITH ORDINALITY AS u(imei, name, amount, date, template, header, message, n)) v
-          GROUP BY (v.seq - 1) / ${size}::int`.execute(db);
+        await insertChunkRows(db, id, first, size, {
+          imeis: slice.map((item) => item.imei),
+          names: column((r) => r.name),
+          amounts: column((r) => r.amount),
+          dates: column((r) => r.date),
+          templates: column((r) => r.template),
+          headers: column((r) => r.header),
+          messages: column((r) => r.message),
+        });
       }
     }
-    await db.updateTable('batches').set({ paused: false }).where('id', '=', id).execute();
+    await releaseBatch(db, id);
     await appendAudit(db, {
       actor: batch.actor,
       action: `batch.${batch.command}`,
@@ -212,6 +206,52 @@ export class BatchService {
     });
     this.poke();
     return id;
+  }
+
+  /**
+   * Device action to ALL (design.md §4): a batch without a file (interface B) whose rows are every
+   * enrolled device the principal may reach, stored in one statement; the workers record its commands
+   * chunk by chunk through the same rules as every command (commands/issue.ts), at batch priority, and
+   * online devices get theirs as each chunk commits. Its progress is the batch's (v2/batchStatus).
+   */
+  async issueToAll(request: {
+    command: RawCommand;
+    options?: CommandOptions;
+    actor: Principal;
+    address?: string;
+  }): Promise<{ batchId: number; total: number }> {
+    const { actor } = request;
+    const options = request.options ?? {};
+    const created = await inTransaction(this.options.db, async (trx) => {
+      const id = await insertBatch(trx, {
+        feature: 'deviceaction',
+        command: request.command,
+        options: JSON.stringify(options),
+        fileName: null,
+        storedFile: null,
+        iface: 'B',
+        userLabel: actor.email,
+        userId: actor.userId,
+        keyId: actor.keyId ?? null,
+        total: 0,
+        valid: 0,
+        invalid: 0,
+      });
+      const size = this.options.chunkSize ?? MAX_CHUNK_SIZE;
+      const total = await insertAllDevicesRows(trx, id, size, actor.retailerPhone ?? null);
+      await releaseBatch(trx, id, { total });
+      await appendAudit(trx, {
+        actor,
+        action: `command.${request.command}`,
+        target: 'ALL',
+        address: request.address ?? null,
+        result: 'QUEUED',
+        details: { batchId: id, devices: total, interface: 'B' },
+      });
+      return { batchId: id, total };
+    });
+    this.poke();
+    return created;
   }
 
   async get(id: number): Promise<BatchRow> {
@@ -360,41 +400,25 @@ export class BatchService {
    */
   async step(): Promise<boolean> {
     const { db } = this.options;
-    const picked = await sql<BatchRow & { retailer_phone: string | null }>`
-      UPDATE batches b SET lease_owner = ${this.instanceId}, lease_until = now() + ${LEASE_MS} * interval '1 millisecond',
-        started_at = coalesce(started_at, now())
-      WHERE b.id = (
-        SELECT id FROM batches
-        WHERE status = 'incomplete' AND NOT paused
-          AND (lease_owner IS NULL OR lease_until > now() OR lease_owner = ${this.instanceId})
-        ORDER BY id LIMIT 1
-      )
-      RETURNING b.*, (SELECT retailer_phone FROM users u WHERE u.id = b.user_id) AS retailer_phone`.execute(
-      db,
-    );
-    const batch = picked.rows[0];
+    const batch = await leaseNextBatch(db, this.instanceId, LEASE_MS);
     if (!batch) return false;
-    const send = this.options.commands.connected;
-    const outcome = await db.transaction().execute(async (trx) => {
+    const record = { ...this.options.commands.recordOptions(true), oneShotTtlMs: this.options.oneShotTtlMs };
+    const outcome = await inTransaction(db, async (trx) => {
       // The owner's (and key's) standing, under a share lock held to commit: see lockStanding.
       const reason = await this.standingLost(trx, batch);
       if (reason) return null;
-      return processChunk(
-        trx,
-        batch,
-        { retailerPhone: batch.retailer_phone },
-        this.options.oneShotTtlMs,
-        send,
-      );
+      return processChunk(trx, batch, { retailerPhone: batch.retailer_phone }, record);
     });
     if (outcome === null) return false;
     if (outcome.processed === 0) {
-      await this.completeIfDone(Number(batch.id));
+      await this.completeIfDone(Number(batch.id), batch.retailer_phone);
       return false;
     }
     // Online devices get theirs now (after any older queued ones); others on reconnect.
-    await this.options.commands.publishClaimed(outcome.toSend);
-    if (outcome.toDispatch.length > 0) await this.options.commands.dispatchMany(outcome.toDispatch);
+    await this.options.commands.dispatcher.afterRecorded(outcome.outcomes, (index) => ({
+      command: outcome.requests[index]?.command as RawCommand,
+      options: outcome.requests[index]?.options ?? {},
+    }));
     return true;
   }
 
@@ -426,22 +450,23 @@ export class BatchService {
     return reason;
   }
 
-  private async completeIfDone(id: number): Promise<void> {
+  /** Completes a batch whose every row is done: its audit row and its webhook event commit with it. */
+  private async completeIfDone(id: number, retailerPhone: string | null): Promise<void> {
     const { db } = this.options;
-    const done = await sql<{ id: number }>`
-      UPDATE batches SET status = 'complete', completed_at = now(), lease_owner = NULL, lease_until = NULL
-      WHERE id = ${id} AND status = 'incomplete'
-        AND NOT EXISTS (SELECT 1 FROM batch_chunks WHERE batch_id = ${id})
-      RETURNING id`.execute(db);
-    if (done.rows.length > 0) {
-      const batch = await this.get(id);
-      await appendAudit(db, {
+    const events = this.options.events ?? NO_EVENTS;
+    const emitted = await inTransaction(db, async (trx) => {
+      if (!(await completeIfNoChunks(trx, id))) return 0;
+      const batch = await findBatch(trx, id);
+      if (!batch) return 0;
+      await appendAudit(trx, {
         actor: { label: batch.user_label },
         action: `batch.${batch.command}`,
         target: `batch:${id}`,
         result: 'complete',
         details: { processed: batch.processed, found: batch.found, notFound: batch.not_found },
       });
-    }
+      return events.emit(trx, [batchCompletedEvent({ ...batch, retailer_phone: retailerPhone })]);
+    });
+    if (emitted > 0) events.wake();
   }
 }

@@ -1,71 +1,21 @@
 import type { AckMessage, CommandStatus, DeviceState, UserLevel } from '@lendlock/contract';
 import { type Kysely, sql, type Transaction } from 'kysely';
 import type { CommandRow, DB, DeviceRow } from '../../db/types';
+import type { AuditValues } from '../audit/repository';
+import { appendAuditRowsFrom } from '../audit/repository';
 
 type Db = Kysely<DB> | Transaction<DB>;
 
+/** A command row to insert (see `recordCommands`). */
 export type NewCommand = Omit<
   CommandRow,
   'id' | 'status' | 'created_at' | 'sent_at' | 'delivered_at' | 'completed_at' | 'result' | 'options'
 > & { options: string; status?: CommandStatus; result?: string | null; completed_at?: Date | null };
 
-export async function insertCommand(db: Db, command: NewCommand): Promise<void> {
-  await db.insertInto('commands').values(command).execute();
-}
-
-/**
- * A device by either of its IMEIs, locked for the rest of the transaction (its latest version). By imei1
- * first (a primary-key probe, what nearly every call names), then by imei2.
- */
-export async function lockDeviceByImei(trx: Transaction<DB>, imei: string): Promise<DeviceRow | undefined> {
-  const byImei1 = await trx
-    .selectFrom('devices')
-    .selectAll()
-    .where('imei1', '=', imei)
-    .forUpdate()
-    .executeTakeFirst();
-  if (byImei1) return byImei1;
-  return trx
-    .selectFrom('devices')
-    .selectAll()
-    .where('imei2', '=', imei)
-    .orderBy('imei1')
-    .limit(1)
-    .forUpdate()
-    .executeTakeFirst();
-}
-
-/**
- * The devices among `imeis` (by imei1) that no other transaction holds, locked for the rest of this one,
- * in IMEI order. Devices another transaction holds are skipped, not waited for: see CommandService.issue.
- */
-export async function lockFreeDevices(trx: Transaction<DB>, imeis: readonly string[]): Promise<DeviceRow[]> {
-  if (imeis.length === 0) return [];
-  return trx
-    .selectFrom('devices')
-    .selectAll()
-    .where('imei1', '=', sql<string>`ANY(${[...new Set(imeis)]}::text[])`)
-    .orderBy('imei1')
-    .forUpdate()
-    .skipLocked()
-    .execute();
-}
-
-/** An audit row's values (see appendAudit), written in the same statement as the command. */
-export interface AuditValues {
-  actor_user_id: number | null;
-  actor_key_id: number | null;
-  actor: string;
-  action: string;
-  target: string | null;
-  address: string | null;
-  result: string;
-  details: string | null;
-}
-
 export interface RecordedCommand {
   id: number;
   transaction_id: string;
+  imei1: string;
   status: CommandStatus;
   created_at: Date;
 }
@@ -73,8 +23,8 @@ export interface RecordedCommand {
 /** One command to record (see `recordCommands`). */
 export interface CommandRecord {
   command: NewCommand;
-  /** The device's desired state after this command (state commands), as JSON. */
-  desired: string | null;
+  /** The part of the device's desired state this command sets (state commands), as JSON. */
+  patch: string | null;
   /** The device is online and the broker reachable: record it SENT, for the caller to publish. */
   sendNow: boolean;
   audit: AuditValues | null;
@@ -83,15 +33,68 @@ export interface CommandRecord {
 const text = (value: unknown): string | null =>
   value === null || value === undefined ? null : value instanceof Date ? value.toISOString() : String(value);
 
+/** The columns of `recordCommands`' rows, each as text (cast in SQL: travels the same on pg and PGlite). */
+const RECORD_COLUMNS: readonly [string, (r: CommandRecord) => unknown][] = [
+  ['tid', (r) => r.command.transaction_id],
+  ['imei1', (r) => r.command.imei1],
+  ['command', (r) => r.command.command],
+  ['options', (r) => r.command.options],
+  ['kind', (r) => r.command.kind],
+  ['state_key', (r) => r.command.state_key],
+  ['iface', (r) => r.command.interface],
+  ['status', (r) => r.command.status ?? 'QUEUED'],
+  ['result', (r) => r.command.result],
+  ['completed_at', (r) => r.command.completed_at],
+  ['priority', (r) => r.command.priority],
+  ['user_label', (r) => r.command.user_label],
+  ['user_id', (r) => r.command.user_id],
+  ['key_id', (r) => r.command.key_id],
+  ['batch_id', (r) => r.command.batch_id],
+  ['expires_at', (r) => r.command.expires_at],
+  ['patch', (r) => r.patch],
+  ['send_now', (r) => r.sendNow],
+  ['audited', (r) => r.audit !== null],
+  ['a_user_id', (r) => r.audit?.actor_user_id],
+  ['a_key_id', (r) => r.audit?.actor_key_id],
+  ['a_actor', (r) => r.audit?.actor],
+  ['a_action', (r) => r.audit?.action],
+  ['a_target', (r) => r.audit?.target],
+  ['a_address', (r) => r.audit?.address],
+  ['a_result', (r) => r.audit?.result],
+  ['a_details', (r) => r.audit?.details],
+];
+
 /**
- * Records commands in one statement, each on a different device that the transaction holds locked:
- * older never-sent commands on the same device and state key become SUPERSEDED, each device's desired
- * state (`desired`, for state commands) and last command are set, and the commands are inserted. One
- * with `sendNow` is recorded as SENT, for the caller to publish after commit, unless an older command of
- * its device is still QUEUED: then it stays QUEUED and a dispatch sends both in order. The audit rows,
- * where given, are appended by the same statement. A single command is a list of one: single commands
- * arriving together are recorded in one transaction (see CommandService.issue). The rows come back in no
- * particular order: match them by transaction id.
+ * The rows to record, as one row source: a column whose value differs between rows travels as an array
+ * (unnest), one that every row shares (a batch chunk's command, user, batch…) as a single parameter, so
+ * that a chunk of 500 sends a handful of arrays rather than 27.
+ */
+function recordValues(records: readonly CommandRecord[]) {
+  const arrays: { name: string; values: (string | null)[] }[] = [];
+  const shared: { name: string; value: string | null }[] = [];
+  for (const [name, pick] of RECORD_COLUMNS) {
+    const values = records.map((r) => text(pick(r)));
+    const first = values[0] ?? null;
+    if (name === 'tid' || values.some((v) => v !== first)) arrays.push({ name, values });
+    else shared.push({ name, value: first });
+  }
+  return sql`SELECT u.*${sql.join(
+    shared.map((c) => sql`, ${c.value}::text AS ${sql.ref(c.name)}`),
+    sql``,
+  )} FROM unnest(${sql.join(arrays.map((c) => sql`${c.values}::text[]`))}) AS u(${sql.join(
+    arrays.map((c) => sql.ref(c.name)),
+  )})`;
+}
+
+/**
+ * Records commands in ONE statement, each on a different device that the transaction holds locked (the
+ * rules that decide which commands to record are in commands/issue.ts, the only caller): older
+ * never-sent commands on the same device and state key become SUPERSEDED; each device's desired state
+ * takes the command's `patch` and its last command is set; the commands are inserted. One with `sendNow`
+ * is recorded as SENT, for the caller to publish after commit, unless an older command of its device
+ * (one it does not supersede) is still QUEUED: then it stays QUEUED and a dispatch sends both in order.
+ * The audit rows, where given, are appended by the same statement (through audit/repository.ts, the one
+ * writer of audit_log). The rows come back in no particular order: match them by transaction id.
  */
 export async function recordCommands(
   trx: Transaction<DB>,
@@ -101,42 +104,23 @@ export async function recordCommands(
   if (new Set(records.map((r) => r.command.imei1)).size !== records.length)
     throw new Error('recordCommands: one command per device');
   // Every column as text, cast in SQL: arrays of dates and numbers travel the same on pg and PGlite.
-  const column = (pick: (r: CommandRecord) => unknown) => records.map((r) => text(pick(r)));
   const result = await sql<RecordedCommand>`
-    WITH v AS (
-      SELECT * FROM unnest(
-        ${column((r) => r.command.transaction_id)}::text[], ${column((r) => r.command.imei1)}::text[],
-        ${column((r) => r.command.command)}::text[], ${column((r) => r.command.options)}::text[],
-        ${column((r) => r.command.kind)}::text[], ${column((r) => r.command.state_key)}::text[],
-        ${column((r) => r.command.interface)}::text[], ${column((r) => r.command.status ?? 'QUEUED')}::text[],
-        ${column((r) => r.command.result)}::text[], ${column((r) => r.command.completed_at)}::text[],
-        ${column((r) => r.command.priority)}::text[], ${column((r) => r.command.user_label)}::text[],
-        ${column((r) => r.command.user_id)}::text[], ${column((r) => r.command.key_id)}::text[],
-        ${column((r) => r.command.batch_id)}::text[], ${column((r) => r.command.expires_at)}::text[],
-        ${column((r) => r.desired)}::text[], ${column((r) => r.sendNow)}::text[],
-        ${column((r) => r.audit !== null)}::text[], ${column((r) => r.audit?.actor_user_id)}::text[],
-        ${column((r) => r.audit?.actor_key_id)}::text[], ${column((r) => r.audit?.actor)}::text[],
-        ${column((r) => r.audit?.action)}::text[], ${column((r) => r.audit?.target)}::text[],
-        ${column((r) => r.audit?.address)}::text[], ${column((r) => r.audit?.result)}::text[],
-        ${column((r) => r.audit?.details)}::text[]
-      ) AS v(tid, imei1, command, options, kind, state_key, iface, status, result, completed_at, priority,
-             user_label, user_id, key_id, batch_id, expires_at, desired, send_now, audited, a_user_id, a_key_id,
-             a_actor, a_action, a_target, a_address, a_result, a_details)
-    ), audited AS (
-      INSERT INTO audit_log (actor_user_id, actor_key_id, actor, action, target, address, result, details)
-      SELECT a_user_id::int, a_key_id::int, a_actor, a_action, a_target, a_address, a_result, a_details::jsonb
-      FROM v WHERE audited::boolean
+    WITH v AS (${recordValues(records)}), audited AS (
+      ${appendAuditRowsFrom(sql`SELECT a_user_id, a_key_id, a_actor, a_action, a_target, a_address, a_result,
+                                       a_details FROM v WHERE audited::boolean`)}
     ), superseded AS (
       UPDATE commands c SET status = 'SUPERSEDED', completed_at = now()
       FROM v
       WHERE v.state_key IS NOT NULL AND c.imei1 = v.imei1 AND c.state_key = v.state_key AND c.status = 'QUEUED'
     ), device AS (
-      UPDATE devices d SET desired_state = coalesce(v.desired::jsonb, d.desired_state),
+      UPDATE devices d SET desired_state = d.desired_state || coalesce(v.patch::jsonb, '{}'::jsonb),
         last_command = v.command, last_command_at = now()
       FROM v WHERE d.imei1 = v.imei1
     ), decided AS (
+      -- A probe of the small partial index of QUEUED commands (migration 0007).
       SELECT v.*, CASE WHEN v.send_now::boolean AND v.status = 'QUEUED'
-                        AND NOT EXISTS (SELECT 1 FROM commands c WHERE c.imei1 = v.imei1 AND c.status = 'QUEUED')
+                        AND NOT EXISTS (SELECT 1 FROM commands c WHERE c.imei1 = v.imei1 AND c.status = 'QUEUED'
+                                          AND (v.state_key IS NULL OR c.state_key IS DISTINCT FROM v.state_key))
                        THEN 'SENT' ELSE v.status END AS final_status
       FROM v
     )
@@ -146,21 +130,9 @@ export async function recordCommands(
            CASE WHEN final_status = 'SENT' THEN now() END, result, completed_at::timestamptz, priority::smallint,
            user_label, user_id::int, key_id::int, batch_id::bigint, expires_at::timestamptz
     FROM decided
-    RETURNING id, transaction_id, status, created_at`.execute(trx);
+    RETURNING id, transaction_id, imei1, status, created_at`.execute(trx);
   if (result.rows.length !== records.length) throw new Error('commands not recorded');
   return result.rows.map((row) => ({ ...row, id: Number(row.id) }));
-}
-
-/** Marks older never-sent commands of the same device and state key SUPERSEDED; returns how many. */
-export async function supersedeQueued(db: Db, imei1: string, stateKey: string): Promise<number> {
-  const result = await db
-    .updateTable('commands')
-    .set({ status: 'SUPERSEDED', completed_at: sql<Date>`now()` as unknown as Date })
-    .where('imei1', '=', imei1)
-    .where('state_key', '=', stateKey)
-    .where('status', '=', 'QUEUED')
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows);
 }
 
 /** A claimed command becomes SENT, unless it was DELIVERED already (sent again after a reconnect). */
@@ -172,6 +144,8 @@ export interface ClaimedCommand {
   command: CommandRow['command'];
   options: CommandRow['options'];
   created_at: Date;
+  /** Single and API 2, reconcile 1, batch and ALL 0 (commands/issue.ts). */
+  priority: number;
 }
 
 /**
@@ -197,7 +171,7 @@ export async function claimForDispatch(
       ORDER BY c.id
       FOR UPDATE OF c SKIP LOCKED
     )
-    RETURNING id, transaction_id, command, options, created_at`.execute(db);
+    RETURNING id, transaction_id, command, options, created_at, priority`.execute(db);
   return [...result.rows].sort((a, b) => Number(a.id) - Number(b.id));
 }
 
@@ -230,15 +204,16 @@ export async function devicesWithWork(db: Db, resendAfterMs: number, limit: numb
   return rows.rows.map((r) => r.imei1);
 }
 
-export async function expireCommands(db: Db): Promise<number> {
-  const result = await db
+/** Expires the one-shot commands past their time; returns them. */
+export async function expireCommands(db: Db) {
+  return db
     .updateTable('commands')
     .set({ status: 'EXPIRED', completed_at: sql<Date>`now()` as unknown as Date })
     .where('status', 'in', ['QUEUED', 'SENT'])
     .where('expires_at', 'is not', null)
     .where('expires_at', '<', sql<Date>`now()`)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows);
+    .returning(['transaction_id', 'imei1', 'command', 'status', 'interface', 'batch_id', 'result'])
+    .execute();
 }
 
 /** Applies a device's acknowledgement; returns the command when it changed. */
@@ -246,9 +221,18 @@ export async function applyAck(
   db: Db,
   imei1: string,
   ack: AckMessage,
-): Promise<Pick<CommandRow, 'id' | 'command' | 'transaction_id' | 'user_label' | 'status'> | undefined> {
+): Promise<Omit<AckedCommand, 'imei1'> | undefined> {
   const query = db.updateTable('commands').where('transaction_id', '=', ack.id).where('imei1', '=', imei1);
-  const returning = ['id', 'command', 'transaction_id', 'user_label', 'status'] as const;
+  const returning = [
+    'id',
+    'command',
+    'transaction_id',
+    'user_label',
+    'status',
+    'interface',
+    'batch_id',
+    'result',
+  ] as const;
   if (ack.status === 'DELIVERED') {
     return query
       .set({ status: 'DELIVERED', delivered_at: sql<Date>`now()` as unknown as Date })
@@ -283,17 +267,23 @@ export async function findCommand(db: Db, transactionId: string): Promise<Comman
   return db.selectFrom('commands').selectAll().where('transaction_id', '=', transactionId).executeTakeFirst();
 }
 
-/** How many commands of a batch are in each status. */
+/**
+ * How many commands of a batch are in each status, the batch's rows the workers have not reached yet
+ * counted as QUEUED (device action ALL runs as a batch), read in one statement: one snapshot, so a chunk
+ * committing meanwhile is counted once.
+ */
 export async function countBatchCommandsByStatus(
   db: Db,
   batchId: number,
 ): Promise<{ status: CommandStatus; n: number }[]> {
-  return db
-    .selectFrom('commands')
-    .select(['status', db.fn.countAll<number>().as('n')])
-    .where('batch_id', '=', batchId)
-    .groupBy('status')
-    .execute();
+  const rows = await sql<{ status: CommandStatus; n: number }>`
+    SELECT status, count(*)::int AS n FROM commands WHERE batch_id = ${batchId} GROUP BY status
+    UNION ALL
+    SELECT 'QUEUED', greatest(valid - processed, 0)::int FROM batches
+    WHERE id = ${batchId} AND status = 'incomplete' AND valid > processed`.execute(db);
+  const byStatus = new Map<CommandStatus, number>();
+  for (const row of rows.rows) byStatus.set(row.status, (byStatus.get(row.status) ?? 0) + Number(row.n));
+  return [...byStatus].map(([status, n]) => ({ status, n }));
 }
 
 /** A command with the current level of the user who issued it (null: the system, or no such user). */
@@ -318,17 +308,6 @@ export async function pendingCommands(db: Db, imei1: string): Promise<CommandRow
     .where('status', 'in', ['QUEUED', 'SENT', 'DELIVERED'])
     .orderBy('id')
     .execute();
-}
-
-export async function hasPendingForKey(db: Db, imei1: string, stateKey: string): Promise<boolean> {
-  const row = await db
-    .selectFrom('commands')
-    .select('id')
-    .where('imei1', '=', imei1)
-    .where('state_key', '=', stateKey)
-    .where('status', 'in', ['QUEUED', 'SENT', 'DELIVERED'])
-    .executeTakeFirst();
-  return row !== undefined;
 }
 
 /**
@@ -359,7 +338,22 @@ export interface ClaimedDeviceCommand extends ClaimedCommand {
 }
 
 /**
- * `claimForDispatch` for many devices in one statement: their commands to send, oldest first per device.
+ * Commands of several devices in the order to publish them: the devices with the most urgent work first
+ * (priority, highest first: a single command ahead of batch work), each device's commands oldest first
+ * (by id: a device executes its commands in the order they were issued).
+ */
+export function byPriority<T extends { id: number; imei1: string; priority: number }>(
+  rows: readonly T[],
+): T[] {
+  const top = new Map<string, number>();
+  for (const row of rows) top.set(row.imei1, Math.max(top.get(row.imei1) ?? 0, Number(row.priority)));
+  return [...rows].sort(
+    (a, b) => (top.get(b.imei1) ?? 0) - (top.get(a.imei1) ?? 0) || Number(a.id) - Number(b.id),
+  );
+}
+
+/**
+ * `claimForDispatch` for many devices in one statement: their commands to send, in `byPriority` order.
  * With `resendAfterMs` 0 every SENT one is claimed again (the devices reconnected).
  */
 export async function claimForDispatchMany(
@@ -379,29 +373,11 @@ export async function claimForDispatchMany(
       JOIN devices d ON d.imei1 = c.imei1 AND d.online
       WHERE c.status = 'QUEUED' OR (c.status = 'SENT' AND c.sent_at <= now() - ${resendAfterMs} * interval '1 millisecond')
          OR (${reconnected} AND c.status = 'DELIVERED')
-      ORDER BY c.id
+      ORDER BY c.priority DESC, c.id
       FOR UPDATE OF c SKIP LOCKED
     )
-    RETURNING id, transaction_id, imei1, command, options, created_at`.execute(db);
-  return [...result.rows].sort((a, b) => Number(a.id) - Number(b.id));
-}
-
-/** Marks the commands of a batch that wait for online devices SENT and returns them (device action ALL). */
-export async function claimBatchForDispatch(db: Db, batchId: number): Promise<ClaimedDeviceCommand[]> {
-  const result = await sql<ClaimedDeviceCommand>`
-    UPDATE commands c SET status = 'SENT', sent_at = now()
-    FROM devices d
-    WHERE c.batch_id = ${batchId} AND c.status = 'QUEUED' AND d.imei1 = c.imei1 AND d.online
-    RETURNING c.id, c.transaction_id, c.imei1, c.command, c.options, c.created_at`.execute(db);
-  return [...result.rows].sort((a, b) => Number(a.id) - Number(b.id));
-}
-
-/** Locks devices in IMEI order (the order every writer of several devices takes them in). */
-export async function lockDevices(trx: Transaction<DB>, imeis: readonly string[]): Promise<void> {
-  if (imeis.length === 0) return;
-  await sql`SELECT 1 FROM devices WHERE imei1 = ANY(${[...new Set(imeis)]}::text[]) ORDER BY imei1 FOR UPDATE`.execute(
-    trx,
-  );
+    RETURNING id, transaction_id, imei1, command, options, created_at, priority`.execute(db);
+  return byPriority(result.rows);
 }
 
 /** Online or offline, for many devices (the last word per device wins). */
@@ -422,15 +398,28 @@ export interface AckEntry {
 
 export type AckedCommand = Pick<
   CommandRow,
-  'id' | 'command' | 'transaction_id' | 'user_label' | 'status' | 'imei1'
+  | 'id'
+  | 'command'
+  | 'transaction_id'
+  | 'user_label'
+  | 'status'
+  | 'imei1'
+  | 'interface'
+  | 'batch_id'
+  | 'result'
 >;
 
 /**
  * `applyAck` for many acknowledgements, each command at most once per call: DELIVERED ones move QUEUED or
  * SENT commands; EXECUTED and FAILED ones are final (see `applyAck`). Returns the commands whose final
- * acknowledgement has consequences beyond their own row: those that FAILED, and executed releases.
+ * acknowledgement has consequences beyond their own row: those that FAILED, and executed releases; with
+ * `everyFinal` (webhooks want them), every command whose final acknowledgement changed it.
  */
-export async function applyAcks(db: Db, acks: readonly AckEntry[]): Promise<AckedCommand[]> {
+export async function applyAcks(
+  db: Db,
+  acks: readonly AckEntry[],
+  everyFinal = false,
+): Promise<AckedCommand[]> {
   const delivered = acks.filter((a) => a.status === 'DELIVERED');
   const final = acks.filter((a) => a.status !== 'DELIVERED');
   if (delivered.length > 0) {
@@ -447,9 +436,10 @@ export async function applyAcks(db: Db, acks: readonly AckEntry[]): Promise<Acke
       FROM unnest(${final.map((a) => a.id)}::text[], ${final.map((a) => a.imei1)}::text[],
                   ${final.map((a) => a.status)}::text[], ${final.map((a) => a.result)}::text[]) AS v(id, imei, status, result)
       WHERE c.transaction_id = v.id AND c.imei1 = v.imei AND c.status NOT IN ('EXECUTED', 'FAILED')
-      RETURNING c.id, c.command, c.transaction_id, c.user_label, c.status, c.imei1
+      RETURNING c.id, c.command, c.transaction_id, c.user_label, c.status, c.imei1, c.interface, c.batch_id,
+        c.result
     )
-    SELECT * FROM changed WHERE status = 'FAILED' OR command = 'RELEASE'`.execute(db);
+    SELECT * FROM changed WHERE ${everyFinal} OR status = 'FAILED' OR command = 'RELEASE'`.execute(db);
   return changed.rows;
 }
 

@@ -24,12 +24,13 @@ import {
 } from '@lendlock/contract';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppContext } from '../../app';
+import { PRIORITY_SINGLE } from '../../db/priority';
 import { hasPermission, type Principal, requirePrincipal } from '../../plugins/auth';
 import { badRequest, forbidden, notFound } from '../../plugins/errors';
 import { toExecutedCommandRow } from '../devices/mapper';
 import { findDevice } from '../devices/repository';
+import { COMMAND_MESSAGES } from './messages';
 import { countBatchCommandsByStatus, findCommand } from './repository';
-import { COMMAND_MESSAGES } from './service';
 
 export const COMMAND_ROUTE_MESSAGES = {
   userMismatch: 'The user field must name the signed-in user.',
@@ -51,8 +52,6 @@ function assertCommandPermission(principal: Principal, ...screens: ScreenName[])
 
 /** Commands from the console are interface S, from an integrator key A (batches are B). */
 const interfaceOf = (principal: Principal): 'A' | 'S' => (principal.credential === 'key' ? 'A' : 'S');
-/** Single commands outrank batch work (design.md §4). */
-const SINGLE_PRIORITY = 10;
 
 export function commandRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   return async (app) => {
@@ -97,7 +96,7 @@ export function commandRoutes(ctx: AppContext): FastifyPluginAsyncZod {
           options,
           iface: interfaceOf(principal),
           actor: principal,
-          priority: SINGLE_PRIORITY,
+          priority: PRIORITY_SINGLE,
           address: request.ip,
         });
         return { status: 'success' as const, message, transactionId: issued.transactionId };
@@ -116,7 +115,7 @@ export function commandRoutes(ctx: AppContext): FastifyPluginAsyncZod {
           command: 'FORMATTEDDEVICE',
           iface: interfaceOf(principal),
           actor: principal,
-          priority: SINGLE_PRIORITY,
+          priority: PRIORITY_SINGLE,
           address: request.ip,
         });
         return {
@@ -148,11 +147,11 @@ export function commandRoutes(ctx: AppContext): FastifyPluginAsyncZod {
           command,
           iface: interfaceOf(principal),
           actor: principal,
-          priority: SINGLE_PRIORITY,
+          priority: PRIORITY_SINGLE,
           address: request.ip,
         };
         if (imei.toUpperCase() === 'ALL') {
-          const all = await ctx.commands.issueToAll(base);
+          const all = await ctx.batches.issueToAll({ command, actor: principal, address: request.ip });
           return {
             status: 'success' as const,
             message: DEVICE_ACTION_SUCCESS,

@@ -17,30 +17,37 @@
  *   registration commits: a credential is never handed out that the broker does not know.
  * Every admitted and every refused attempt writes an audit row.
  */
+
 import { createPublicKey, randomBytes, verify as verifySignature } from 'node:crypto';
 import {
   type DeviceRegistration,
   deviceClientId,
-  INITIAL_DEVICE_STATE,
   REGISTRATION_CODES,
   registrationChallenge,
 } from '@lendlock/contract';
 import type { Kysely, Transaction } from 'kysely';
-import { sql } from 'kysely';
 import { inTransaction } from '../../db/transaction';
 import type { DB, DeviceRow, KeySecurityLevel, RegistrationStatus } from '../../db/types';
 import { randomSecret, sha256Hex } from '../../lib/secrets';
 import { AppError, badRequest } from '../../plugins/errors';
 import { appendAudit } from '../audit/repository';
+import {
+  deviceRegisteredEvent,
+  type EventSink,
+  NO_EVENTS,
+  reregistrationRequestedEvent,
+} from '../webhooks/events';
 import { type AttestationRoots, verifyAttestation } from './attestation';
 import {
   consumeNonce,
   insertNonce,
   isFinanced,
-  lockDevice,
+  lockForRegistration,
+  NOW,
   otherHolders,
   recordReregistrationRequest,
   useApproval,
+  writeRegistration,
 } from './repository';
 
 export { REGISTRATION_MESSAGES } from '../enrollment/service';
@@ -150,9 +157,18 @@ const profileOf = (input: DeviceRegistration) => ({
 export async function registerDevice(
   db: Kysely<DB>,
   input: DeviceRegistration,
-  context: { address: string; secretName: string; policy: IdentityPolicy; provision: ProvisionBroker },
+  context: {
+    address: string;
+    secretName: string;
+    policy: IdentityPolicy;
+    provision: ProvisionBroker;
+    /** Webhook events: device.registered, device.reregistration_requested. */
+    events?: EventSink;
+  },
 ): Promise<Registered> {
   const { policy } = context;
+  const events = context.events ?? NO_EVENTS;
+  let emitted = 0;
   const imei2 = input.imei2 || null;
   const audit = (result: string, details: Record<string, unknown>) =>
     appendAudit(db, {
@@ -190,9 +206,8 @@ export async function registerDevice(
   let outcome: Outcome;
   try {
     outcome = await inTransaction(db, async (trx) => {
-      // Serialise registrations of one device.
-      await sql`SELECT pg_advisory_xact_lock(hashtext(${input.imei1}))`.execute(trx);
-      const existing = await lockDevice(trx, input.imei1);
+      // Serialise registrations of one device (one that does not exist yet too).
+      const existing = await lockForRegistration(trx, input.imei1);
       const nonceValid = input.nonce ? await consumeNonce(trx, sha256Hex(input.nonce), input.imei1) : false;
       if (input.nonce && !nonceValid)
         return refused(400, 'VALIDATION_FAILED', IDENTITY_MESSAGES.badNonce, 'nonce');
@@ -232,6 +247,9 @@ export async function registerDevice(
             profile: profileOf(input),
             publicKey,
           });
+          emitted = await events.emit(trx, [
+            reregistrationRequestedEvent({ id: request, imei1: input.imei1, newKey: publicKey !== null }),
+          ]);
           return refused(
             409,
             REGISTRATION_CODES.needsApproval,
@@ -260,6 +278,16 @@ export async function registerDevice(
         securityLevel: keepsKey ? (existing?.key_security_level ?? null) : attested,
         keyChanged: !keepsKey,
       });
+      emitted = await events.emit(trx, [
+        deviceRegisteredEvent({
+          imei1: input.imei1,
+          imei2,
+          brand: input.brand ?? null,
+          model: input.model ?? null,
+          retailerPhone: input.retailer_phone ?? existing?.retailer_phone ?? null,
+          registrationStatus: registered.registrationstatus,
+        }),
+      ]);
       // The broker learns the credential before the registration commits (external dynamic security).
       if (context.provision) {
         await context.provision(input.imei1, registered.credential).catch((error: unknown) => {
@@ -281,6 +309,7 @@ export async function registerDevice(
     );
   }
 
+  if (emitted > 0) events.wake();
   if (outcome.kind === 'refused') {
     await audit('refused', {
       reason: outcome.reason,
@@ -327,48 +356,17 @@ async function applyRegistration(
     credential_hash: sha256Hex(credential),
     public_key: identity.publicKey,
     key_security_level: identity.securityLevel,
-    ...(identity.keyChanged
-      ? { key_enrolled_at: identity.publicKey ? (sql<Date>`now()` as unknown as Date) : null }
-      : {}),
+    ...(identity.keyChanged ? { key_enrolled_at: identity.publicKey ? NOW : null } : {}),
   };
-  if (!existing) {
-    await trx
-      .insertInto('devices')
-      .values({ imei1: input.imei1, ...fields })
-      .execute();
-  } else {
-    await trx
-      .updateTable('devices')
-      .set({
-        ...fields,
-        claimstatus: 'ENROLLED',
-        registrationstatus,
-        registered_at: sql<Date>`now()` as unknown as Date,
-        online: false,
-        // A released phone registering again starts a new financing: nothing carries over. Otherwise the
-        // desired state stays (a formatted, locked phone is locked again once its agent is back).
-        ...(existing.claimstatus === 'RELEASED'
-          ? { desired_state: JSON.stringify(INITIAL_DEVICE_STATE) }
-          : {}),
-      })
-      .where('imei1', '=', input.imei1)
-      .execute();
-    if (existing.claimstatus === 'DEENROLLED') {
-      await trx
-        .insertInto('deenrollments')
-        .values({ imei1: input.imei1, imei2, action: 'RE-REGISTERED' })
-        .execute();
-    }
-  }
-  await trx
-    .insertInto('registrations')
-    .values({
-      imei1: input.imei1,
-      ...profileOf(input),
-      match_status: match,
-      registration_status: registrationstatus,
-    })
-    .execute();
+  await writeRegistration(trx, {
+    imei1: input.imei1,
+    imei2,
+    existing,
+    fields,
+    profile: profileOf(input),
+    match,
+    registrationstatus,
+  });
   return {
     credential,
     registrationstatus,

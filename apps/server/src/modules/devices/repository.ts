@@ -1,6 +1,8 @@
-import type { DeviceState } from '@lendlock/contract';
-import { type Kysely, sql, type Transaction } from 'kysely';
-import type { DB, DeviceRow } from '../../db/types';
+import { type DeviceState, INITIAL_DEVICE_STATE } from '@lendlock/contract';
+import { type Insertable, type Kysely, sql, type Transaction, type Updateable } from 'kysely';
+import { precompiled } from '../../db/precompiled';
+import type { DB, DeviceRow, RegistrationStatus } from '../../db/types';
+import { REGISTRATION_COLUMNS } from './mapper';
 
 type Db = Kysely<DB> | Transaction<DB>;
 
@@ -15,8 +17,170 @@ export async function findDevice(db: Db, imei: string): Promise<DeviceRow | unde
     .executeTakeFirst();
 }
 
+/**
+ * The one way to lock devices: the devices among `imeis`, locked for the rest of the transaction (their
+ * latest version), always in imei1 order, the order every writer of several devices takes them in (no
+ * deadlock between a batch chunk, a group of single commands and the device inbox). By imei1, or with
+ * `byImei2` by either IMEI. With `skipLocked`, devices another transaction holds are left out instead of
+ * waited for (see commands/issue.ts: a group of single commands).
+ */
+export async function lockDevices(
+  trx: Transaction<DB>,
+  imeis: readonly string[],
+  options: { byImei2?: boolean; skipLocked?: boolean } = {},
+): Promise<DeviceRow[]> {
+  if (imeis.length === 0) return [];
+  const list = [...new Set(imeis)];
+  const query = trx
+    .selectFrom('devices')
+    .selectAll()
+    .where((eb) =>
+      options.byImei2
+        ? eb.or([
+            eb('imei1', '=', sql<string>`ANY(${list}::text[])`),
+            eb('imei2', '=', sql<string>`ANY(${list}::text[])`),
+          ])
+        : eb('imei1', '=', sql<string>`ANY(${list}::text[])`),
+    )
+    .orderBy('imei1')
+    .forUpdate();
+  return options.skipLocked ? query.skipLocked().execute() : query.execute();
+}
+
+/** `now()`, for a timestamp column set by the database. */
+export const NOW = sql<Date>`now()` as unknown as Date;
+
+/**
+ * A registration's lock: an advisory lock on the IMEI (it serialises registrations of a device that
+ * does not exist yet too), then the device's row if there is one (see lockDevices).
+ */
+export async function lockForRegistration(
+  trx: Transaction<DB>,
+  imei1: string,
+): Promise<DeviceRow | undefined> {
+  await sql`SELECT pg_advisory_xact_lock(hashtext(${imei1}))`.execute(trx);
+  return lockDevice(trx, imei1);
+}
+
+/**
+ * Writes a registration: the device row (new, or enrolled again: `fields` over it, online false, a
+ * released phone's desired state reset, a de-enrolled one's re-registration recorded) and the
+ * registration record.
+ */
+export async function writeRegistration(
+  trx: Transaction<DB>,
+  registration: {
+    imei1: string;
+    imei2: string | null;
+    existing: Pick<DeviceRow, 'claimstatus'> | undefined;
+    fields: Omit<Insertable<DB['devices']>, 'imei1'>;
+    profile: Omit<Insertable<DB['registrations']>, 'imei1' | 'match_status' | 'registration_status'>;
+    match: 'YES' | 'NO';
+    registrationstatus: RegistrationStatus;
+  },
+): Promise<void> {
+  const { imei1, imei2, existing, fields } = registration;
+  if (!existing) {
+    await trx
+      .insertInto('devices')
+      .values({ imei1, ...fields })
+      .execute();
+  } else {
+    await trx
+      .updateTable('devices')
+      .set({
+        ...(fields as Updateable<DB['devices']>),
+        claimstatus: 'ENROLLED',
+        registrationstatus: registration.registrationstatus,
+        registered_at: NOW,
+        online: false,
+        // A released phone registering again starts a new financing: nothing carries over. Otherwise the
+        // desired state stays (a formatted, locked phone is locked again once its agent is back).
+        ...(existing.claimstatus === 'RELEASED'
+          ? { desired_state: JSON.stringify(INITIAL_DEVICE_STATE) }
+          : {}),
+      })
+      .where('imei1', '=', imei1)
+      .execute();
+    if (existing.claimstatus === 'DEENROLLED') {
+      await trx.insertInto('deenrollments').values({ imei1, imei2, action: 'RE-REGISTERED' }).execute();
+    }
+  }
+  await trx
+    .insertInto('registrations')
+    .values({
+      imei1,
+      ...registration.profile,
+      match_status: registration.match,
+      registration_status: registration.registrationstatus,
+    })
+    .execute();
+}
+
+/** One device by imei1, locked (see lockDevices). */
 export async function lockDevice(trx: Transaction<DB>, imei1: string): Promise<DeviceRow | undefined> {
-  return trx.selectFrom('devices').selectAll().where('imei1', '=', imei1).forUpdate().executeTakeFirst();
+  return (await lockDevices(trx, [imei1]))[0];
+}
+
+/**
+ * The server de-enrolls a device (FORMATTEDDEVICE: the phone was formatted, its agent is gone): its
+ * credential goes, the de-enrollment is recorded, and its open commands (QUEUED, SENT, DELIVERED) are
+ * settled as CANCELLED with the reason, so nothing stays pending for a device that will never answer.
+ */
+/** De-enrolls a device and settles its open commands; returns the commands it cancelled. */
+export async function deenrollDevice(trx: Transaction<DB>, device: Pick<DeviceRow, 'imei1' | 'imei2'>) {
+  await trx
+    .updateTable('devices')
+    .set({ claimstatus: 'DEENROLLED', credential_hash: null, online: false })
+    .where('imei1', '=', device.imei1)
+    .execute();
+  await trx
+    .insertInto('deenrollments')
+    .values({ imei1: device.imei1, imei2: device.imei2, action: 'DEENROLLED' })
+    .execute();
+  return trx
+    .updateTable('commands')
+    .set({
+      status: 'CANCELLED',
+      result: DEENROLLED_RESULT,
+      completed_at: sql<Date>`now()` as unknown as Date,
+    })
+    .where('imei1', '=', device.imei1)
+    .where('status', 'in', ['QUEUED', 'SENT', 'DELIVERED'])
+    .returning(['transaction_id', 'imei1', 'command', 'status', 'interface', 'batch_id', 'result'])
+    .execute();
+}
+
+/** The result of the commands a de-enrollment settles. */
+export const DEENROLLED_RESULT = 'device de-enrolled';
+
+/** A released device: its claim status, and the release recorded (an executed RELEASE's consequence). */
+export async function markReleased(
+  trx: Transaction<DB>,
+  release: { imei1: string; releasedBy: string; transactionId: string },
+): Promise<{ imei2: string | null }> {
+  const device = await trx
+    .updateTable('devices')
+    .set({ claimstatus: 'RELEASED' })
+    .where('imei1', '=', release.imei1)
+    .returning('imei2')
+    .executeTakeFirst();
+  await trx
+    .insertInto('releases')
+    .values({
+      imei1: release.imei1,
+      imei2: device?.imei2 ?? null,
+      released_by: release.releasedBy,
+      transaction_id: release.transactionId,
+    })
+    .execute();
+  return { imei2: device?.imei2 ?? null };
+}
+
+/** Sets one key of a device's desired state. */
+export async function setDesiredKey(db: Db, imei1: string, key: keyof DeviceState, value: unknown) {
+  await sql`UPDATE devices SET desired_state = coalesce(desired_state, '{}'::jsonb) || jsonb_build_object(${key}::text, ${JSON.stringify(value)}::jsonb)
+    WHERE imei1 = ${imei1}`.execute(db);
 }
 
 export async function isFinanced(db: Db, imeis: string[]): Promise<boolean> {
@@ -275,4 +439,119 @@ export async function dashboardCounts(db: Db, retailerPhone: string | null) {
     .$if(retailerPhone !== null, (q) => q.where('retailer_phone', '=', retailerPhone ?? ''))
     .executeTakeFirstOrThrow();
   return { perDay: perDay.rows, byStatus, devices };
+}
+
+// ---- Reads about devices (devices/service.ts): the dashboard, device details, the audit report ----
+
+const count = sql<number>`count(*)::int`;
+
+/** The dashboard's counts: devices, de-enrolled ones, today's registrations (one retailer's, or all). */
+export async function homeCounts(db: Db, retailerPhone: string | null) {
+  const today = sql<Date>`date_trunc('day', now())`;
+  return retailerPhone === null
+    ? // Every device: the counters kept by triggers (migration 0007), 16 rows to add up, and today's
+      // registrations (an index range), in one round trip.
+      db
+        .selectFrom('device_counts')
+        .select([
+          sql<number>`coalesce(sum(total), 0)::int`.as('total_device'),
+          sql<number>`coalesce(sum(deenrolled), 0)::int`.as('deenroll'),
+          sql<number>`(SELECT count(*)::int FROM registrations WHERE created_at >= ${today})`.as(
+            'device_today',
+          ),
+        ])
+        .executeTakeFirstOrThrow()
+    : // One retailer's devices: counted in the (retailer_phone, claimstatus) index.
+      db
+        .selectFrom('devices')
+        .where('retailer_phone', '=', retailerPhone)
+        .select([
+          count.as('total_device'),
+          sql<number>`count(*) FILTER (WHERE claimstatus = 'DEENROLLED')::int`.as('deenroll'),
+          sql<number>`(SELECT count(*)::int FROM registrations
+            WHERE created_at >= ${today} AND retailer_phone = ${retailerPhone})`.as('device_today'),
+        ])
+        .executeTakeFirstOrThrow();
+}
+
+/** Devices by either IMEI (an array parameter: one query text, so one prepared statement, for any count). */
+const byEitherImei = (db: Kysely<DB>, imeis: string[]) =>
+  db
+    .selectFrom('devices')
+    .selectAll()
+    .where((eb) =>
+      eb.or([
+        eb('imei1', '=', sql<string>`ANY(${imeis}::text[])`),
+        eb('imei2', '=', sql<string>`ANY(${imeis}::text[])`),
+      ]),
+    );
+const devicesByImeis = precompiled((db, imeis: string[]) => byEitherImei(db, imeis));
+const retailerDevicesByImeis = precompiled((db, imeis: string[], retailerPhone: string) =>
+  byEitherImei(db, imeis).where('retailer_phone', '=', retailerPhone),
+);
+
+/** Devices by imei1 or imei2; with a retailer phone, only that retailer's. */
+export async function devicesByEitherImei(
+  db: Kysely<DB>,
+  imeis: string[],
+  retailerPhone: string | null,
+): Promise<DeviceRow[]> {
+  return retailerPhone ? retailerDevicesByImeis(db, imeis, retailerPhone) : devicesByImeis(db, imeis);
+}
+
+/**
+ * The audit report of a device named by either IMEI: its registrations, releases, commands (the latest
+ * 5,000) and de-enrollments, newest first; undefined when there is no such device (or it is another
+ * retailer's, with a retailer phone).
+ */
+export async function auditReportRows(db: Db, imei: string, retailerPhone: string | null) {
+  const device = await db
+    .selectFrom('devices')
+    .select(['imei1', 'retailer_phone'])
+    .where((eb) => eb.or([eb('imei1', '=', imei), eb('imei2', '=', imei)]))
+    .executeTakeFirst();
+  const imei1 = device && (!retailerPhone || device.retailer_phone === retailerPhone) ? device.imei1 : null;
+  if (!imei1) return undefined;
+  const [registration, release, commands, deenroll] = await Promise.all([
+    db
+      .selectFrom('registrations')
+      .leftJoin('devices', 'devices.imei1', 'registrations.imei1')
+      .select(REGISTRATION_COLUMNS)
+      .where('registrations.imei1', '=', imei1)
+      .orderBy('registrations.id', 'desc')
+      .execute(),
+    db.selectFrom('releases').selectAll().where('imei1', '=', imei1).orderBy('id', 'desc').execute(),
+    db
+      .selectFrom('commands')
+      .select([
+        'id',
+        'transaction_id',
+        'imei1',
+        'command',
+        'options',
+        'interface',
+        'status',
+        'user_label',
+        'created_at',
+        'completed_at',
+      ])
+      .where('imei1', '=', imei1)
+      .orderBy('id', 'desc')
+      .limit(5000)
+      .execute(),
+    db.selectFrom('deenrollments').selectAll().where('imei1', '=', imei1).orderBy('id', 'desc').execute(),
+  ]);
+  return { registration, release, commands, deenroll };
+}
+
+/** Enrolled devices per app version (one retailer's, or all), newest version first. */
+export async function appVersionCounts(db: Db, retailerPhone: string | null) {
+  return db
+    .selectFrom('devices')
+    .$if(retailerPhone !== null, (q) => q.where('retailer_phone', '=', retailerPhone ?? ''))
+    .select(['appversion', count.as('devices')])
+    .where('claimstatus', '=', 'ENROLLED')
+    .groupBy('appversion')
+    .orderBy('appversion', 'desc')
+    .execute();
 }

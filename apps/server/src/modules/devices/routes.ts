@@ -71,6 +71,7 @@ export function deviceRoutes(ctx: AppContext): FastifyPluginAsyncZod {
           secretName,
           policy: ctx.identity,
           provision: ctx.provisionDevice,
+          events: ctx.webhookDelivery,
         });
         // A credential issued before no longer admits anyone: its open connections end.
         ctx.commands.credentialRevoked(request.body.imei1);

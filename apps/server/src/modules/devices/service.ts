@@ -1,48 +1,20 @@
 /** Reads about devices: the dashboard, device details, the audit report by IMEI, app versions. */
 import { type AuditResponse, type DeviceRecord, MESSAGES } from '@lendlock/contract';
-import { type Kysely, sql } from 'kysely';
-import { precompiled } from '../../db/precompiled';
+import type { Kysely } from 'kysely';
 import type { DB } from '../../db/types';
 import type { Principal } from '../../plugins/auth';
+import { toDeenrollRow, toDeviceRecord, toExecutedCommandRow, toRegistrationRow } from './mapper';
 import {
-  REGISTRATION_COLUMNS,
-  toDeenrollRow,
-  toDeviceRecord,
-  toExecutedCommandRow,
-  toRegistrationRow,
-} from './mapper';
-import { dashboardCounts } from './repository';
-
-const count = sql<number>`count(*)::int`;
+  appVersionCounts,
+  auditReportRows,
+  dashboardCounts,
+  devicesByEitherImei,
+  homeCounts,
+} from './repository';
 
 /** The dashboard counts; a retailer user's count only that retailer's devices. */
 export async function homeData(db: Kysely<DB>, retailerPhone: string | null = null) {
-  const today = sql<Date>`date_trunc('day', now())`;
-  const row =
-    retailerPhone === null
-      ? // Every device: the counters kept by triggers (migration 0007), 16 rows to add up, and today's
-        // registrations (an index range), in one round trip.
-        await db
-          .selectFrom('device_counts')
-          .select([
-            sql<number>`coalesce(sum(total), 0)::int`.as('total_device'),
-            sql<number>`coalesce(sum(deenrolled), 0)::int`.as('deenroll'),
-            sql<number>`(SELECT count(*)::int FROM registrations WHERE created_at >= ${today})`.as(
-              'device_today',
-            ),
-          ])
-          .executeTakeFirstOrThrow()
-      : // One retailer's devices: counted in the (retailer_phone, claimstatus) index.
-        await db
-          .selectFrom('devices')
-          .where('retailer_phone', '=', retailerPhone)
-          .select([
-            count.as('total_device'),
-            sql<number>`count(*) FILTER (WHERE claimstatus = 'DEENROLLED')::int`.as('deenroll'),
-            sql<number>`(SELECT count(*)::int FROM registrations
-              WHERE created_at >= ${today} AND retailer_phone = ${retailerPhone})`.as('device_today'),
-          ])
-          .executeTakeFirstOrThrow();
+  const row = await homeCounts(db, retailerPhone);
   return {
     status: 'success' as const,
     total_device: Number(row.total_device),
@@ -63,22 +35,6 @@ export async function dashboardCharts(db: Kysely<DB>, retailerPhone: string | nu
   };
 }
 
-/** Devices by either IMEI (an array parameter: one query text, so one prepared statement, for any count). */
-const byEitherImei = (db: Kysely<DB>, imeis: string[]) =>
-  db
-    .selectFrom('devices')
-    .selectAll()
-    .where((eb) =>
-      eb.or([
-        eb('imei1', '=', sql<string>`ANY(${imeis}::text[])`),
-        eb('imei2', '=', sql<string>`ANY(${imeis}::text[])`),
-      ]),
-    );
-const devicesByImeis = precompiled((db, imeis: string[]) => byEitherImei(db, imeis));
-const retailerDevicesByImeis = precompiled((db, imeis: string[], retailerPhone: string) =>
-  byEitherImei(db, imeis).where('retailer_phone', '=', retailerPhone),
-);
-
 /** Devices by imei1 or imei2; a retailer user sees only that retailer's devices. */
 export async function deviceDetails(
   db: Kysely<DB>,
@@ -86,9 +42,7 @@ export async function deviceDetails(
   imeis: string[],
 ): Promise<{ items: DeviceRecord[]; message?: string }> {
   const unique = [...new Set(imeis)];
-  const rows = actor.retailerPhone
-    ? await retailerDevicesByImeis(db, unique, actor.retailerPhone)
-    : await devicesByImeis(db, unique);
+  const rows = await devicesByEitherImei(db, unique, actor.retailerPhone ?? null);
   const order = new Map(unique.map((imei, index) => [imei, index]));
   const position = (row: (typeof rows)[number]) =>
     Math.min(order.get(row.imei1) ?? Infinity, order.get(row.imei2 ?? '') ?? Infinity);
@@ -99,43 +53,9 @@ export async function deviceDetails(
 }
 
 export async function auditReport(db: Kysely<DB>, actor: Principal, imei: string): Promise<AuditResponse> {
-  const device = await db
-    .selectFrom('devices')
-    .select(['imei1', 'retailer_phone'])
-    .where((eb) => eb.or([eb('imei1', '=', imei), eb('imei2', '=', imei)]))
-    .executeTakeFirst();
-  const imei1 =
-    device && (!actor.retailerPhone || device.retailer_phone === actor.retailerPhone) ? device.imei1 : null;
-  if (!imei1) return { status: 'success', registration: [], release: [], commands: [], deenroll: [] };
-  const [registration, release, commands, deenroll] = await Promise.all([
-    db
-      .selectFrom('registrations')
-      .leftJoin('devices', 'devices.imei1', 'registrations.imei1')
-      .select(REGISTRATION_COLUMNS)
-      .where('registrations.imei1', '=', imei1)
-      .orderBy('registrations.id', 'desc')
-      .execute(),
-    db.selectFrom('releases').selectAll().where('imei1', '=', imei1).orderBy('id', 'desc').execute(),
-    db
-      .selectFrom('commands')
-      .select([
-        'id',
-        'transaction_id',
-        'imei1',
-        'command',
-        'options',
-        'interface',
-        'status',
-        'user_label',
-        'created_at',
-        'completed_at',
-      ])
-      .where('imei1', '=', imei1)
-      .orderBy('id', 'desc')
-      .limit(5000)
-      .execute(),
-    db.selectFrom('deenrollments').selectAll().where('imei1', '=', imei1).orderBy('id', 'desc').execute(),
-  ]);
+  const rows = await auditReportRows(db, imei, actor.retailerPhone ?? null);
+  if (!rows) return { status: 'success', registration: [], release: [], commands: [], deenroll: [] };
+  const { registration, release, commands, deenroll } = rows;
   return {
     status: 'success',
     registration: registration.map(toRegistrationRow),
@@ -152,14 +72,7 @@ export async function auditReport(db: Kysely<DB>, actor: Principal, imei: string
 }
 
 export async function appVersions(db: Kysely<DB>, retailerPhone: string | null = null) {
-  const rows = await db
-    .selectFrom('devices')
-    .$if(retailerPhone !== null, (q) => q.where('retailer_phone', '=', retailerPhone ?? ''))
-    .select(['appversion', count.as('devices')])
-    .where('claimstatus', '=', 'ENROLLED')
-    .groupBy('appversion')
-    .orderBy('appversion', 'desc')
-    .execute();
+  const rows = await appVersionCounts(db, retailerPhone);
   return {
     status: 'success' as const,
     items: rows.map((r) => ({ appversion: r.appversion, devices: Number(r.devices) })),

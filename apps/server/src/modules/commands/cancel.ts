@@ -1,0 +1,99 @@
+/**
+ * Cancel: a command not yet sent (QUEUED) is cancelled by a principal with authority over it
+ * (authz/authority.ts), and the desired state of its key falls back to what still stands on it.
+ */
+
+import {
+  applyCommand,
+  INITIAL_DEVICE_STATE,
+  MESSAGES,
+  type RawCommand,
+  stateKeyOf,
+} from '@lendlock/contract';
+import type { Kysely, Transaction } from 'kysely';
+import { issuerLevel, mayCancelIssuedBy, mayUseCommand } from '../../authz/authority';
+import { inTransaction } from '../../db/transaction';
+import type { DB } from '../../db/types';
+import type { Principal } from '../../plugins/auth';
+import { AppError, forbidden, notFound } from '../../plugins/errors';
+import { appendAudit } from '../audit/repository';
+import { findDevice, lockDevice, setDesiredKey } from '../devices/repository';
+import { commandEvents, type EventSink, NO_EVENTS } from '../webhooks/events';
+import { COMMAND_MESSAGES } from './messages';
+import { cancelQueued, findCommandWithIssuer, latestStandingCommand } from './repository';
+
+/** Re-derives the desired value of the key `command` sets, from the commands still standing on it. */
+export async function recomputeDesired(
+  trx: Transaction<DB>,
+  imei1: string,
+  command: RawCommand,
+): Promise<void> {
+  const key = stateKeyOf(command);
+  if (!key) return;
+  const device = await lockDevice(trx, imei1);
+  if (!device) return;
+  const standing = await latestStandingCommand(trx, imei1, key);
+  const value = standing
+    ? applyCommand(INITIAL_DEVICE_STATE, standing.command, standing.options ?? {})[key]
+    : INITIAL_DEVICE_STATE[key];
+  await setDesiredKey(trx, imei1, key, value);
+}
+
+/**
+ * Cancels a command not yet sent, for a principal with authority over it: the permission of the
+ * command's screen, and a level at least the issuer's. Every attempt on a command the caller can see is
+ * audited, refused or not, with who issued it.
+ */
+export async function cancelCommand(
+  db: Kysely<DB>,
+  transactionId: string,
+  actor: Principal,
+  address: string,
+  events: EventSink = NO_EVENTS,
+): Promise<void> {
+  const command = await findCommandWithIssuer(db, transactionId);
+  if (!command) throw notFound(COMMAND_MESSAGES.noSuchCommand);
+  const device = await findDevice(db, command.imei1);
+  if (actor.retailerPhone && device?.retailer_phone !== actor.retailerPhone)
+    throw notFound(COMMAND_MESSAGES.noSuchCommand);
+  const issuer = issuerLevel(command.user_id, command.issuer_level);
+  const audit = (result: string, reason?: string, into: Kysely<DB> = db) =>
+    appendAudit(into, {
+      actor,
+      action: 'command.cancel',
+      target: command.imei1,
+      address,
+      result,
+      details: {
+        transactionId,
+        command: command.command,
+        imei: command.imei1,
+        issuer: { user: command.user_label, userId: command.user_id, keyId: command.key_id, level: issuer },
+        ...(reason ? { reason } : {}),
+      },
+    });
+  const refusal = !mayUseCommand(actor, command.command)
+    ? forbidden(MESSAGES.unauthorised)
+    : !mayCancelIssuedBy(actor, issuer)
+      ? forbidden(COMMAND_MESSAGES.higherLevel)
+      : null;
+  if (refusal) {
+    await audit('REFUSED', refusal.message);
+    throw refusal;
+  }
+  const cancelled = await inTransaction(db, async (trx) => {
+    const row = await cancelQueued(trx, transactionId);
+    if (row) {
+      await recomputeDesired(trx, row.imei1, row.command);
+      // The cancel, its audit row and its webhook event commit together.
+      await audit('CANCELLED', undefined, trx);
+      await events.emit(trx, commandEvents([row]));
+    }
+    return row;
+  });
+  if (cancelled) events.wake();
+  if (!cancelled) {
+    await audit('ALREADY_SENT');
+    throw new AppError(409, 'CONFLICT', COMMAND_MESSAGES.alreadySent);
+  }
+}

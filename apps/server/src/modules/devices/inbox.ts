@@ -1,0 +1,276 @@
+/**
+ * The device inbox: what devices say (acknowledgements, the state they enforce, online and offline) and
+ * what follows from it (a released device, a failed command's desired state, the commands that waited for
+ * a device coming online, the reconcile of a reported state that differs from the desired one).
+ *
+ * Messages are queued and applied in arrival order, several at a time: each flush is one transaction of a
+ * few set-based statements, however many messages it holds (a batch of 100,000 commands brings 200,000 of
+ * them). The promise of each message settles when its flush has committed, at most INBOX_GATHER_MS after
+ * it arrived when the server is not busy.
+ */
+import {
+  type AckMessage,
+  commandForState,
+  type DeviceState,
+  INITIAL_DEVICE_STATE,
+  type StateMessage,
+} from '@lendlock/contract';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Kysely, Transaction } from 'kysely';
+import { inboxOrder } from '../../db/priority';
+import { inTransaction } from '../../db/transaction';
+import type { DB, DeviceRow } from '../../db/types';
+import { recomputeDesired } from '../commands/cancel';
+import type { Dispatcher } from '../commands/dispatch';
+import {
+  type AckEntry,
+  type AckedCommand,
+  applyAck,
+  applyAcks,
+  pendingKeysMany,
+  type ReportedEntry,
+  setOnlineMany,
+  setReportedStates,
+} from '../commands/repository';
+import { commandEvents, type EventSink } from '../webhooks/events';
+import { findDevice, lockDevices, markReleased, setOnline, setReportedState } from './repository';
+
+/** A message from a device, as the gateway hands it over. */
+type DeviceMessage =
+  | { kind: 'ack'; imei: string; ack: AckMessage }
+  | { kind: 'state'; imei: string; message: StateMessage }
+  | { kind: 'status'; imei: string; online: boolean };
+
+/** Most device messages applied in one transaction. */
+const INBOX_FLUSH_MAX = 5000;
+/** How long the first message of a quiet moment waits for others before they are applied. */
+const INBOX_GATHER_MS = 20;
+
+/** A command the reconcile issues to bring a device's state to the desired one. */
+export interface ReconcileCommand {
+  imei: string;
+  command: NonNullable<ReturnType<typeof commandForState>>;
+}
+
+export interface DeviceInboxOptions {
+  db: Kysely<DB>;
+  log: FastifyBaseLogger;
+  dispatcher: Dispatcher;
+  /** Issues the reconcile's commands (through commands/issue.ts, as the system, priority 1). */
+  issue(commands: readonly ReconcileCommand[]): Promise<void>;
+  /** Keeps a background task until it settles (see CommandService.drain). */
+  track(promise: Promise<unknown>): void;
+  /** Webhook events of settled commands and released devices. */
+  events: EventSink;
+}
+
+const desiredOf = (device: Pick<DeviceRow, 'desired_state'>): DeviceState => ({
+  ...INITIAL_DEVICE_STATE,
+  ...(device.desired_state ?? {}),
+});
+
+export class DeviceInbox {
+  private queue: { message: DeviceMessage; resolve(): void; reject(error: unknown): void }[] = [];
+  private flushing = false;
+
+  constructor(private readonly options: DeviceInboxOptions) {}
+
+  handleAck(imei: string, ack: AckMessage): Promise<void> {
+    return this.enqueue({ kind: 'ack', imei, ack });
+  }
+
+  handleStatus(imei: string, online: boolean): Promise<void> {
+    return this.enqueue({ kind: 'status', imei, online });
+  }
+
+  /**
+   * A device reports what it enforces. Where that differs from the desired state and nothing is on its
+   * way to fix it (e.g. a formatted phone registering again), the server issues the command that does.
+   */
+  handleState(imei: string, message: StateMessage): Promise<void> {
+    return this.enqueue({ kind: 'state', imei, message });
+  }
+
+  private enqueue(message: DeviceMessage): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ message, resolve, reject });
+      if (!this.flushing) {
+        // The first message waits a moment for others: a flush costs a handful of statements whether
+        // it carries one message or thousands. Under load the flushes follow each other without a pause.
+        this.flushing = true;
+        this.options.track(
+          new Promise<void>((started) => setTimeout(started, INBOX_GATHER_MS)).then(() => this.drain()),
+        );
+      }
+    });
+  }
+
+  private async drain(): Promise<void> {
+    try {
+      while (this.queue.length > 0) {
+        // The acknowledgements of priority commands (and their devices' other messages) first, each
+        // device's messages in arrival order (db/priority.ts `inboxOrder`).
+        this.queue = inboxOrder(
+          this.queue,
+          (q) => q.message.kind === 'ack' && (this.options.dispatcher.priorityOf(q.message.ack.id) ?? 0) > 0,
+          (q) => q.message.imei,
+        );
+        const queued = this.queue.splice(0, INBOX_FLUSH_MAX);
+        try {
+          await this.flush(queued.map((q) => q.message));
+          for (const q of queued) q.resolve();
+        } catch (error) {
+          // One bad message must not cost the others: apply them one by one.
+          this.options.log.warn(
+            { err: error, messages: queued.length },
+            'device messages: applying one by one',
+          );
+          for (const q of queued) {
+            await this.applyOne(q.message).then(q.resolve, q.reject);
+          }
+        }
+      }
+    } finally {
+      this.flushing = false;
+    }
+  }
+
+  /** Applies device messages in one transaction, then sends what waits for the devices that came online. */
+  private async flush(messages: readonly DeviceMessage[]): Promise<void> {
+    const online = new Map<string, boolean>();
+    const acks = new Map<string, AckEntry>();
+    const reported = new Map<string, ReportedEntry>();
+    const stated = new Set<string>();
+    for (const m of messages) {
+      if (m.kind === 'status') {
+        online.set(m.imei, m.online);
+      } else if (m.kind === 'ack') {
+        const key = `${m.imei}|${m.ack.id}`;
+        const seen = acks.get(key);
+        // A command's first final word stands (later ones change nothing); DELIVERED only until then.
+        if (!seen || (seen.status === 'DELIVERED' && m.ack.status !== 'DELIVERED')) {
+          acks.set(key, { imei1: m.imei, id: m.ack.id, status: m.ack.status, result: m.ack.result ?? null });
+        }
+        if (m.ack.state) {
+          reported.set(m.imei, { state: m.ack.state, appversion: reported.get(m.imei)?.appversion ?? null });
+        }
+      } else {
+        reported.set(m.imei, {
+          state: m.message.state,
+          appversion: m.message.appversion ?? reported.get(m.imei)?.appversion ?? null,
+        });
+        stated.add(m.imei);
+      }
+    }
+    const { events } = this.options;
+    // Webhooks that want executed or failed commands get every settled one; otherwise only those with
+    // consequences come back.
+    const everyFinal =
+      acks.size > 0 && ((await events.wants('command.executed')) || (await events.wants('command.failed')));
+    let emitted = 0;
+    const wanted = await inTransaction(this.options.db, async (trx) => {
+      // Devices first, in IMEI order, as batch chunks and single commands take them: no deadlock.
+      await lockDevices(trx, [
+        ...online.keys(),
+        ...[...acks.values()].map((a) => a.imei1),
+        ...reported.keys(),
+      ]);
+      await setOnlineMany(trx, online);
+      const changed = await applyAcks(trx, [...acks.values()], everyFinal);
+      const imei2s = new Map<string, string | null>();
+      for (const command of changed) {
+        const released = await afterFinalAck(trx, command);
+        if (released) imei2s.set(command.imei1, released.imei2);
+      }
+      emitted = await events.emit(
+        trx,
+        commandEvents(changed, (imei1) => imei2s.get(imei1) ?? null),
+      );
+      // Read after the acks' consequences, so that a failed command's device is compared with what is
+      // wanted of it now.
+      return setReportedStates(trx, reported, stated, INITIAL_DEVICE_STATE);
+    });
+    // Committed: what follows must not send the flush down the one-by-one path again.
+    if (emitted > 0) events.wake();
+    const cameOnline = [...online].filter(([, isOnline]) => isOnline).map(([imei]) => imei);
+    await this.options.dispatcher
+      .dispatchMany(cameOnline, true)
+      .catch((error: unknown) =>
+        this.options.log.error({ err: error }, 'dispatch to devices back online failed'),
+      );
+    await this.reconcile(wanted).catch((error: unknown) =>
+      this.options.log.error({ err: error }, 'reconcile of reported states failed'),
+    );
+  }
+
+  /** Issues the commands that bring reported states to the desired ones, where nothing pending will. */
+  private async reconcile(
+    devices: readonly Pick<DeviceRow, 'imei1' | 'claimstatus' | 'desired_state' | 'reported_state'>[],
+  ): Promise<void> {
+    const fixes: { imei: string; key: keyof DeviceState; value: DeviceState[keyof DeviceState] }[] = [];
+    for (const device of devices) {
+      if (device.claimstatus !== 'ENROLLED' || !device.reported_state) continue;
+      const desired = desiredOf(device);
+      // A release on its way lifts every restriction: nothing else is sent to that device meanwhile.
+      if (desired.released) continue;
+      const state = device.reported_state;
+      for (const key of Object.keys(desired) as (keyof DeviceState)[]) {
+        if (desired[key] !== state[key]) fixes.push({ imei: device.imei1, key, value: desired[key] });
+      }
+    }
+    if (fixes.length === 0) return;
+    const pending = await pendingKeysMany(this.options.db, [...new Set(fixes.map((f) => f.imei))]);
+    const commands: ReconcileCommand[] = [];
+    for (const { imei, key, value } of fixes) {
+      const fix = commandForState(key, value);
+      if (fix && !pending.has(`${imei}|${key}`)) commands.push({ imei, command: fix });
+    }
+    if (commands.length > 0) await this.options.issue(commands);
+  }
+
+  /** One message on its own (the fallback when a flush fails). */
+  private async applyOne(message: DeviceMessage): Promise<void> {
+    const { db } = this.options;
+    if (message.kind === 'status') {
+      await setOnline(db, message.imei, message.online);
+      if (message.online) await this.options.dispatcher.dispatch(message.imei, true);
+      return;
+    }
+    if (message.kind === 'ack') {
+      const { imei, ack } = message;
+      const emitted = await inTransaction(db, async (trx) => {
+        const changed = await applyAck(trx, imei, ack);
+        if (ack.state) await setReportedState(trx, imei, ack.state);
+        if (!changed) return 0;
+        const command = { ...changed, imei1: imei };
+        const released = await afterFinalAck(trx, command);
+        return this.options.events.emit(
+          trx,
+          commandEvents([command], () => released?.imei2 ?? null),
+        );
+      });
+      if (emitted > 0) this.options.events.wake();
+      return;
+    }
+    const { imei, message: report } = message;
+    await setReportedState(db, imei, report.state, report.appversion);
+    const device = await findDevice(db, imei);
+    if (device) await this.reconcile([{ ...device, reported_state: report.state }]);
+  }
+}
+
+/** What a final acknowledgement implies beyond the command's own row; a release returns the device's imei2. */
+async function afterFinalAck(
+  trx: Transaction<DB>,
+  command: AckedCommand,
+): Promise<{ imei2: string | null } | undefined> {
+  // A failed command no longer sets the desired state (else the reconcile would retry it forever).
+  if (command.status === 'FAILED') await recomputeDesired(trx, command.imei1, command.command);
+  if (command.status === 'EXECUTED' && command.command === 'RELEASE') {
+    return markReleased(trx, {
+      imei1: command.imei1,
+      releasedBy: command.user_label,
+      transactionId: command.transaction_id,
+    });
+  }
+}
