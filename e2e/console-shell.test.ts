@@ -47,12 +47,13 @@ const toSuperadmin = (path: string) => (path === '/' ? SUPERADMIN_PREFIX : `${SU
 
 const EXPECTED_SIDEBARS = {
   USER: { placed: SPEC_SIDEBAR.filter((p) => p !== '/userManagement'), unplaced: SPEC_UNPLACED },
-  ADMIN: { placed: SPEC_SIDEBAR, unplaced: SPEC_UNPLACED },
+  // Webhooks (issue 18) is not a screen of the spec.
+  ADMIN: { placed: SPEC_SIDEBAR, unplaced: [...SPEC_UNPLACED, '/webhooks'] },
   // "the same entries under /superadmin/, with no enableCredit entry … adds deviceAction and lastCommand",
-  // and the audit log search of issue 9 (not a screen of the spec).
+  // and the audit log search of issue 9 and the webhooks of issue 18 (not screens of the spec).
   SUPERADMIN: {
     placed: SPEC_SIDEBAR.filter((p) => p !== '/enableCredit').map(toSuperadmin),
-    unplaced: [...SPEC_UNPLACED, '/deviceAction', '/lastCommand', '/auditLog'].map(toSuperadmin),
+    unplaced: [...SPEC_UNPLACED, '/deviceAction', '/lastCommand', '/auditLog', '/webhooks'].map(toSuperadmin),
   },
 };
 

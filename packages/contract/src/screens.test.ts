@@ -8,22 +8,23 @@ describe('screens', () => {
       'lockDevice, blockApp, unblockapp, unlockDevice, disableApp, restoreApp, setWallpaper, removeWallpaper, activateAlarm, deactivateAlarm, releaseDevice, deviceDetails, enableNotification, enableCamera, disableCamera, enableCredit, revokeCredit, userManagement, reports, gradeDisableApp, batch, appversion, lastCommand, formattedDevice, auditReport, keyManagement, logout'.split(
         ', ',
       );
-    // Plus the SUPERADMIN's audit log search (issue 9), which is not a screen of the spec.
+    // Plus the SUPERADMIN's audit log search (issue 9) and the webhooks (issue 18), not screens of the spec.
     expect(SCREENS.map((s) => s.name).sort()).toEqual(
-      ['home', 'deviceAction', 'auditLog', ...specChildren].sort(),
+      ['home', 'deviceAction', 'auditLog', 'webhooks', ...specChildren].sort(),
     );
   });
 
   it('seeds one permission per screen name other than home and logout', () => {
-    // auditLog is for SUPERADMIN only and has no permission to grant.
-    expect(PERMISSION_NAMES).toHaveLength(SCREENS.length - 3);
+    // auditLog (SUPERADMIN) and webhooks (ADMIN and SUPERADMIN) have no permission to grant.
+    expect(PERMISSION_NAMES).toHaveLength(SCREENS.length - 4);
     expect(PERMISSION_NAMES).not.toContain('auditLog');
+    expect(PERMISSION_NAMES).not.toContain('webhooks');
     expect(PERMISSION_NAMES).not.toContain('home');
     expect(PERMISSION_NAMES).not.toContain('logout');
     expect(PERMISSION_NAMES).toContain('deviceAction');
   });
 
-  it('gives USER the spec sidebar without User Management, and ADMIN the same with it', () => {
+  it('gives USER the spec sidebar without User Management, and ADMIN the same with it and Webhooks', () => {
     const user = sidebarFor('USER').map((e) => e.path);
     expect(user).toEqual([
       '/',
@@ -52,8 +53,9 @@ describe('screens', () => {
       '/logout',
     ]);
     const adminPaths = sidebarFor('ADMIN').map((e) => e.path);
-    expect(adminPaths.filter((p) => p !== '/userManagement')).toEqual(user);
+    expect(adminPaths.filter((p) => p !== '/userManagement' && p !== '/webhooks')).toEqual(user);
     expect(adminPaths.indexOf('/userManagement')).toBe(adminPaths.indexOf('/revokeCredit') + 1);
+    expect(adminPaths.indexOf('/webhooks')).toBe(adminPaths.indexOf('/auditReport') + 1);
   });
 
   it('gives SUPERADMIN the /superadmin/ sidebar with deviceAction, lastCommand, User Management and no enableCredit', () => {
@@ -62,6 +64,7 @@ describe('screens', () => {
     expect(paths).toContain('/superadmin/deviceAction');
     expect(paths).toContain('/superadmin/lastCommand');
     expect(paths).toContain('/superadmin/userManagement');
+    expect(paths).toContain('/superadmin/webhooks');
     expect(paths).not.toContain('/superadmin/enableCredit');
     expect(paths[0]).toBe('/superadmin');
     expect(paths.at(-1)).toBe('/superadmin/logout');

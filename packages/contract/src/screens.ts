@@ -67,6 +67,8 @@ export const SCREENS = [
   s('deviceAction', 'Device Action', 'Device Action', 'superadminOnly'),
   // Not a screen of the spec: the SUPERADMIN's search of the append-only audit log (issue 9).
   s('auditLog', 'Audit Log', 'Audit Log', 'superadminOnly', false),
+  // Not a screen of the spec: webhook endpoints and their deliveries, for ADMIN and SUPERADMIN.
+  s('webhooks', 'Webhooks', 'Webhooks', 'admin', false),
   s('logout', 'Logout', 'Logout', 'signedIn'),
 ] as const satisfies readonly Screen[];
 
@@ -113,6 +115,7 @@ const SIDEBAR_USER: readonly ScreenName[] = [
   'reports',
   'appversion',
   'auditReport',
+  'webhooks',
   'logout',
 ];
 
@@ -143,6 +146,7 @@ const SIDEBAR_SUPERADMIN: readonly ScreenName[] = [
   'appversion',
   'auditReport',
   'auditLog',
+  'webhooks',
   'logout',
 ];
 
@@ -159,7 +163,9 @@ export function sidebarFor(level: UserLevel | string | undefined): { name: Scree
   if (level === 'SUPERADMIN') {
     return SIDEBAR_SUPERADMIN.map((name) => ({ name, path: screenPath(name, true) }));
   }
-  return SIDEBAR_USER.filter((name) => name !== 'userManagement' || level === 'ADMIN').map((name) => ({
+  return SIDEBAR_USER.filter(
+    (name) => (name !== 'userManagement' && name !== 'webhooks') || level === 'ADMIN',
+  ).map((name) => ({
     name,
     path: screenPath(name, false),
   }));

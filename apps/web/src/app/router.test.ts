@@ -54,13 +54,13 @@ describe('route table', () => {
     ]);
   });
 
-  it('the layout at / has an index and every screen but deviceAction', () => {
-    expect([...childPaths('/')].sort()).toEqual([...SPEC_CHILDREN].sort());
+  it('the layout at / has an index and every screen but deviceAction (and the webhooks of issue 18)', () => {
+    expect([...childPaths('/')].sort()).toEqual([...SPEC_CHILDREN, 'webhooks'].sort());
   });
 
   it('/superadmin/ repeats the set and adds deviceAction (and the audit log search of issue 9)', () => {
     expect([...childPaths('/superadmin')].sort()).toEqual(
-      [...SPEC_CHILDREN, 'deviceAction', 'auditLog'].sort(),
+      [...SPEC_CHILDREN, 'deviceAction', 'auditLog', 'webhooks'].sort(),
     );
   });
 

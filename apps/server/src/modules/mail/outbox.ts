@@ -11,6 +11,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Counter } from 'prom-client';
 import type { DB } from '../../db/types';
+import { Poller } from '../../lib/poller';
 import type { Mailer } from '../../plugins/mailer';
 import {
   type ClaimedMail,
@@ -67,13 +68,11 @@ export interface MailOutboxOptions {
 }
 
 export class MailOutbox {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
-  private again = false;
-  private polling = false;
-  private closed = false;
+  private readonly poller: Poller;
 
-  constructor(private readonly options: MailOutboxOptions) {}
+  constructor(private readonly options: MailOutboxOptions) {
+    this.poller = new Poller((stopped) => this.drain(stopped), options.pollMs ?? MAIL_POLL_MS);
+  }
 
   /** Queues a mail in `db` (the caller's transaction); call `wake()` once it has committed. */
   enqueue(db: Kysely<DB>, mail: Omit<QueuedMail, 'giveUpAt'> & { giveUpAt?: Date }): Promise<number> {
@@ -85,49 +84,25 @@ export class MailOutbox {
 
   /** Polls for due mail until `stop()`. */
   start(): void {
-    if (this.polling || this.closed) return;
-    this.polling = true;
-    this.schedule(0);
+    this.poller.start();
   }
 
   /** Stops polling and waits for the mail being sent, if any; the rest waits in the table. */
-  async stop(): Promise<void> {
-    this.closed = true;
-    clearTimeout(this.timer);
-    await this.running;
+  stop(): Promise<void> {
+    return this.poller.stop();
   }
 
   /** Sends what is due now (after this instance queued a mail), without waiting for the next poll. */
   wake(): void {
-    if (!this.closed) void this.runOnce();
+    this.poller.wake();
   }
 
   /** Sends every due mail, one at a time, and gives up the expired ones. Never throws. */
   runOnce(): Promise<void> {
-    if (this.running) {
-      this.again = true;
-      return this.running;
-    }
-    this.running = (async () => {
-      do {
-        this.again = false;
-        await this.drain();
-      } while (this.again && !this.closed);
-    })().finally(() => {
-      this.running = undefined;
-    });
-    return this.running;
+    return this.poller.runOnce();
   }
 
-  private schedule(delayMs: number): void {
-    if (this.closed) return;
-    this.timer = setTimeout(() => {
-      void this.runOnce().finally(() => this.schedule(this.options.pollMs ?? MAIL_POLL_MS));
-    }, delayMs);
-    this.timer.unref();
-  }
-
-  private async drain(): Promise<void> {
+  private async drain(stopped: () => boolean): Promise<void> {
     const { db, log } = this.options;
     try {
       for (const mail of await failExpiredMail(db)) {
@@ -144,7 +119,7 @@ export class MailOutbox {
         );
       }
       for (;;) {
-        if (this.closed) return;
+        if (stopped()) return;
         const mail = await claimDueMail(db, MAIL_LEASE_MS);
         if (!mail) return;
         await this.send(mail);

@@ -22,6 +22,7 @@ const SCREEN_PAGES: Partial<Record<ScreenName, ScreenPage>> = {
   keyManagement: lazy(() => import('../../pages/Keys/KeyManagementPage')),
   reports: lazy(() => import('../../pages/Reports/ReportsPage')),
   auditLog: lazy(() => import('../../pages/AuditLog/AuditLogPage')),
+  webhooks: lazy(() => import('../../pages/Webhooks/WebhooksPage')),
   // Every command screen of the definition table (and the `batch` alias) is the one CommandScreen.
   ...Object.fromEntries(COMMAND_SCREEN_NAMES.map((name) => [name, CommandScreen])),
   deviceAction: lazy(() => import('../../pages/DeviceAction/DeviceActionPage')),

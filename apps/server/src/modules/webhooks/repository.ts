@@ -1,0 +1,414 @@
+import type { WebhookEvent } from '@lendlock/contract';
+import { type Kysely, sql } from 'kysely';
+import type { DB } from '../../db/types';
+
+export interface EndpointRow {
+  id: number;
+  url: string;
+  description: string;
+  events: string[];
+  secret_sealed: string;
+  retailer_phone: string | null;
+  enabled: boolean;
+  created_by: string;
+  created_at: Date;
+}
+
+const ENDPOINT_COLUMNS = [
+  'id',
+  'url',
+  'description',
+  'events',
+  'secret_sealed',
+  'retailer_phone',
+  'enabled',
+  'created_by',
+  'created_at',
+] as const;
+
+const asEndpoint = (row: EndpointRow): EndpointRow => ({ ...row, id: Number(row.id) });
+
+/** The endpoints a principal sees: all for a lender-wide user, its retailer's for a retailer user. */
+export async function listEndpoints(db: Kysely<DB>, retailerPhone: string | null): Promise<EndpointRow[]> {
+  let q = db
+    .selectFrom('webhook_endpoints')
+    .select(ENDPOINT_COLUMNS)
+    .where('deleted_at', 'is', null)
+    .orderBy('id');
+  if (retailerPhone) q = q.where('retailer_phone', '=', retailerPhone);
+  return (await q.execute()).map(asEndpoint);
+}
+
+export async function findEndpoint(
+  db: Kysely<DB>,
+  id: number,
+  retailerPhone: string | null,
+): Promise<EndpointRow | undefined> {
+  let q = db
+    .selectFrom('webhook_endpoints')
+    .select(ENDPOINT_COLUMNS)
+    .where('id', '=', id)
+    .where('deleted_at', 'is', null);
+  if (retailerPhone) q = q.where('retailer_phone', '=', retailerPhone);
+  const row = await q.executeTakeFirst();
+  return row ? asEndpoint(row) : undefined;
+}
+
+export async function countEndpoints(db: Kysely<DB>): Promise<number> {
+  const row = await db
+    .selectFrom('webhook_endpoints')
+    .select(sql<number>`count(*)::int`.as('n'))
+    .where('deleted_at', 'is', null)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export async function insertEndpoint(
+  db: Kysely<DB>,
+  values: {
+    url: string;
+    description: string;
+    events: readonly WebhookEvent[];
+    secretSealed: (id: number) => string;
+    retailerPhone: string | null;
+    createdBy: string;
+    createdByUserId: number | null;
+  },
+): Promise<EndpointRow> {
+  return db.transaction().execute(async (trx) => {
+    // The sealed secret binds the endpoint's id (a sealed value copied to another row does not open).
+    const { id } = await trx
+      .insertInto('webhook_endpoints')
+      .values({
+        url: values.url,
+        description: values.description,
+        events: [...values.events],
+        secret_sealed: '',
+        retailer_phone: values.retailerPhone,
+        created_by: values.createdBy,
+        created_by_user_id: values.createdByUserId,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    const row = await trx
+      .updateTable('webhook_endpoints')
+      .set({ secret_sealed: values.secretSealed(Number(id)) })
+      .where('id', '=', id)
+      .returning(ENDPOINT_COLUMNS)
+      .executeTakeFirstOrThrow();
+    return asEndpoint(row);
+  });
+}
+
+export async function updateEndpoint(
+  db: Kysely<DB>,
+  id: number,
+  patch: { url?: string; events?: readonly WebhookEvent[]; description?: string; enabled?: boolean },
+): Promise<EndpointRow | undefined> {
+  const row = await db
+    .updateTable('webhook_endpoints')
+    .set({
+      ...(patch.url !== undefined ? { url: patch.url } : {}),
+      ...(patch.events !== undefined ? { events: [...patch.events] } : {}),
+      ...(patch.description !== undefined ? { description: patch.description } : {}),
+      ...(patch.enabled !== undefined ? { enabled: patch.enabled } : {}),
+    })
+    .where('id', '=', id)
+    .where('deleted_at', 'is', null)
+    .returning(ENDPOINT_COLUMNS)
+    .executeTakeFirst();
+  return row ? asEndpoint(row) : undefined;
+}
+
+/** Deletes an endpoint: it stays as history; its deliveries not yet made are given up. */
+export async function deleteEndpoint(db: Kysely<DB>, id: number): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    const row = await trx
+      .updateTable('webhook_endpoints')
+      .set({ deleted_at: sql<Date>`now()`, enabled: false })
+      .where('id', '=', id)
+      .where('deleted_at', 'is', null)
+      .returning('id')
+      .executeTakeFirst();
+    if (!row) return false;
+    await trx
+      .updateTable('webhook_deliveries')
+      .set({ status: 'FAILED', last_error: 'endpoint deleted' })
+      .where('endpoint_id', '=', id)
+      .where('status', '=', 'PENDING')
+      .execute();
+    return true;
+  });
+}
+
+/** One event, as a part of the system that caused it hands it over (see emitEvents). */
+export interface EventRecord {
+  type: WebhookEvent;
+  /** The device the event is about (retailer scoping), if any. */
+  imei1?: string | null;
+  /** For events not about one device (batch.completed): the retailer it belongs to, if any. */
+  retailerPhone?: string | null;
+  data: Record<string, unknown>;
+}
+
+/**
+ * Writes one delivery per event and subscribed, enabled endpoint, in the caller's transaction (so the
+ * event exists exactly when what caused it committed). Set-based: one statement for any number of
+ * events, and a cheap one when no endpoint subscribes. An endpoint with a retailer receives only the
+ * events of that retailer's devices (or batches). Returns how many deliveries were written.
+ */
+export async function emitEvents(
+  db: Kysely<DB>,
+  events: readonly EventRecord[],
+  giveUpAfterMs: number,
+): Promise<number> {
+  if (events.length === 0) return 0;
+  const at = new Date().toISOString();
+  const payloads = events.map((e) => JSON.stringify({ type: e.type, timestamp: at, data: e.data }));
+  const result = await sql<{ n: number }>`
+    WITH e AS (
+      SELECT * FROM unnest(${events.map((e) => e.type)}::text[], ${events.map((e) => e.imei1 ?? null)}::text[],
+                           ${events.map((e) => e.retailerPhone ?? null)}::text[], ${payloads}::text[])
+        AS e(type, imei1, retailer_phone, payload)
+    ), ins AS (
+      INSERT INTO webhook_deliveries (endpoint_id, message_id, event, payload, give_up_at)
+      SELECT w.id, 'msg_' || replace(gen_random_uuid()::text, '-', ''),
+             e.type, e.payload::jsonb, now() + ${giveUpAfterMs} * interval '1 millisecond'
+      FROM e
+      JOIN webhook_endpoints w ON w.enabled AND w.deleted_at IS NULL AND e.type = ANY(w.events)
+      LEFT JOIN devices d ON d.imei1 = e.imei1
+      WHERE w.retailer_phone IS NULL OR w.retailer_phone = coalesce(d.retailer_phone, e.retailer_phone)
+      RETURNING 1
+    )
+    SELECT count(*)::int AS n FROM ins`.execute(db);
+  return Number(result.rows[0]?.n ?? 0);
+}
+
+export interface ClaimedDelivery {
+  id: number;
+  endpoint_id: number;
+  message_id: string;
+  event: string;
+  payload: unknown;
+  attempts: number;
+  give_up_at: Date;
+  url: string;
+  secret_sealed: string;
+}
+
+/**
+ * Claims up to `limit` due deliveries for `leaseMs` (their next attempt moves past the lease, so no other
+ * instance takes them: SKIP LOCKED), oldest first, with their endpoint. If the sender dies, they are due
+ * again when the lease ends.
+ */
+export async function claimDueDeliveries(
+  db: Kysely<DB>,
+  leaseMs: number,
+  limit: number,
+): Promise<ClaimedDelivery[]> {
+  const { rows } = await sql<ClaimedDelivery>`
+    WITH due AS (
+      SELECT id FROM webhook_deliveries
+      WHERE status = 'PENDING' AND next_attempt_at <= now() AND give_up_at > now()
+      ORDER BY next_attempt_at, id LIMIT ${limit} FOR UPDATE SKIP LOCKED
+    ), claimed AS (
+      UPDATE webhook_deliveries d SET attempts = attempts + 1,
+        next_attempt_at = now() + ${leaseMs} * interval '1 millisecond'
+      FROM due WHERE d.id = due.id
+      RETURNING d.id, d.endpoint_id, d.message_id, d.event, d.payload, d.attempts, d.give_up_at, d.created_at
+    )
+    SELECT c.*, w.url, w.secret_sealed FROM claimed c JOIN webhook_endpoints w ON w.id = c.endpoint_id
+    ORDER BY c.id`.execute(db);
+  return rows.map((row) => ({ ...row, id: Number(row.id), endpoint_id: Number(row.endpoint_id) }));
+}
+
+export async function markDelivered(db: Kysely<DB>, id: number, statusCode: number): Promise<void> {
+  await db
+    .updateTable('webhook_deliveries')
+    .set({
+      status: 'DELIVERED',
+      delivered_at: sql<Date>`now()`,
+      last_status_code: statusCode,
+      last_error: null,
+    })
+    .where('id', '=', id)
+    .execute();
+}
+
+/** Records a failed attempt: tried again after `delayMs`, or given up when that passes its deadline. */
+export async function recordFailedAttempt(
+  db: Kysely<DB>,
+  id: number,
+  failure: { statusCode: number | null; error: string; delayMs: number; permanent: boolean },
+): Promise<'retry' | 'failed'> {
+  const row = await db
+    .updateTable('webhook_deliveries')
+    .set({
+      last_status_code: failure.statusCode,
+      last_error: failure.error,
+      status: sql<'PENDING' | 'FAILED'>`CASE WHEN ${failure.permanent}
+        OR now() + ${failure.delayMs} * interval '1 millisecond' >= give_up_at THEN 'FAILED' ELSE 'PENDING' END`,
+      next_attempt_at: sql<Date>`now() + ${failure.delayMs} * interval '1 millisecond'`,
+    })
+    .where('id', '=', id)
+    .returning('status')
+    .executeTakeFirst();
+  return row?.status === 'FAILED' ? 'failed' : 'retry';
+}
+
+/** Gives up deliveries past their deadline that nobody holds (no instance ran meanwhile). */
+export async function failExpiredDeliveries(db: Kysely<DB>): Promise<number> {
+  const result = await db
+    .updateTable('webhook_deliveries')
+    .set({ status: 'FAILED', last_error: sql<string>`coalesce(last_error, 'never attempted')` })
+    .where('status', '=', 'PENDING')
+    .where('give_up_at', '<=', sql<Date>`now()`)
+    .where('next_attempt_at', '<=', sql<Date>`now()`)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+export interface DeliveryRow {
+  id: number;
+  message_id: string;
+  event: string;
+  status: 'PENDING' | 'DELIVERED' | 'FAILED';
+  attempts: number;
+  last_status_code: number | null;
+  last_error: string | null;
+  next_attempt_at: Date;
+  created_at: Date;
+  delivered_at: Date | null;
+  payload: unknown;
+}
+
+export async function listDeliveries(
+  db: Kysely<DB>,
+  endpointId: number,
+  query: { status?: 'PENDING' | 'DELIVERED' | 'FAILED'; limit: number; before?: number },
+): Promise<DeliveryRow[]> {
+  let q = db
+    .selectFrom('webhook_deliveries')
+    .select([
+      'id',
+      'message_id',
+      'event',
+      'status',
+      'attempts',
+      'last_status_code',
+      'last_error',
+      'next_attempt_at',
+      'created_at',
+      'delivered_at',
+      'payload',
+    ])
+    .where('endpoint_id', '=', endpointId)
+    .orderBy('id', 'desc')
+    .limit(query.limit);
+  if (query.status) q = q.where('status', '=', query.status);
+  if (query.before) q = q.where('id', '<', query.before);
+  return (await q.execute()).map((row) => ({ ...row, id: Number(row.id) }));
+}
+
+/** The delivery with its endpoint (for a replay), if the endpoint is one the principal sees. */
+export async function findDelivery(
+  db: Kysely<DB>,
+  id: number,
+  retailerPhone: string | null,
+): Promise<{ id: number; endpoint_id: number; message_id: string; event: string } | undefined> {
+  let q = db
+    .selectFrom('webhook_deliveries as d')
+    .innerJoin('webhook_endpoints as w', 'w.id', 'd.endpoint_id')
+    .select(['d.id', 'd.endpoint_id', 'd.message_id', 'd.event'])
+    .where('d.id', '=', id)
+    .where('w.deleted_at', 'is', null);
+  if (retailerPhone) q = q.where('w.retailer_phone', '=', retailerPhone);
+  const row = await q.executeTakeFirst();
+  return row ? { ...row, id: Number(row.id), endpoint_id: Number(row.endpoint_id) } : undefined;
+}
+
+/**
+ * Queues a delivery again (a replay): due now, with a fresh deadline and the same message id, so a
+ * receiver that did get it before de-duplicates.
+ */
+export async function requeueDelivery(db: Kysely<DB>, id: number, giveUpAfterMs: number): Promise<void> {
+  await db
+    .updateTable('webhook_deliveries')
+    .set({
+      status: 'PENDING',
+      next_attempt_at: sql<Date>`now()`,
+      give_up_at: sql<Date>`now() + ${giveUpAfterMs} * interval '1 millisecond'`,
+      delivered_at: null,
+    })
+    .where('id', '=', id)
+    .execute();
+}
+
+/** The events some enabled endpoint subscribes to. */
+export async function subscribedEvents(db: Kysely<DB>): Promise<Set<string>> {
+  const { rows } = await sql<{ event: string }>`
+    SELECT DISTINCT unnest(events) AS event FROM webhook_endpoints WHERE enabled AND deleted_at IS NULL`.execute(
+    db,
+  );
+  return new Set(rows.map((row) => row.event));
+}
+
+/** Whether any enabled endpoint subscribes to `type` (the offline sweep runs only then). */
+export async function anySubscribed(db: Kysely<DB>, type: WebhookEvent): Promise<boolean> {
+  const row = await db
+    .selectFrom('webhook_endpoints')
+    .select('id')
+    .where('enabled', '=', true)
+    .where('deleted_at', 'is', null)
+    .where(sql<boolean>`${type} = ANY(events)`)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/**
+ * The enrolled devices offline for longer than `afterMs` (but less than a week more: a device gone for
+ * good is not announced again) that were not yet announced for this disconnection: marks them announced
+ * and writes their device.offline events, in one transaction. Two instances at once announce each once
+ * (the upsert's condition: the second finds the notice already there).
+ */
+export async function announceOfflineDevices(
+  db: Kysely<DB>,
+  afterMs: number,
+  limit: number,
+  giveUpAfterMs: number,
+): Promise<number> {
+  return db.transaction().execute(async (trx) => {
+    const devices = await claimOfflineDevices(trx, afterMs, limit);
+    await emitEvents(
+      trx,
+      devices.map((d) => ({
+        type: 'device.offline' as const,
+        imei1: d.imei1,
+        data: { imei1: d.imei1, lastSeenAt: new Date(d.last_seen_at).toISOString() },
+      })),
+      giveUpAfterMs,
+    );
+    return devices.length;
+  });
+}
+
+async function claimOfflineDevices(
+  db: Kysely<DB>,
+  afterMs: number,
+  limit: number,
+): Promise<{ imei1: string; last_seen_at: Date }[]> {
+  const { rows } = await sql<{ imei1: string; last_seen_at: Date }>`
+    INSERT INTO webhook_offline_notices (imei1, last_seen_at)
+    SELECT d.imei1, d.last_seen_at FROM devices d
+    WHERE NOT d.online AND d.claimstatus = 'ENROLLED'
+      AND d.last_seen_at < now() - ${afterMs} * interval '1 millisecond'
+      AND d.last_seen_at > now() - ${afterMs} * interval '1 millisecond' - interval '7 days'
+      AND NOT EXISTS (SELECT 1 FROM webhook_offline_notices n
+                      WHERE n.imei1 = d.imei1 AND n.last_seen_at >= d.last_seen_at)
+    ORDER BY d.last_seen_at LIMIT ${limit}
+    ON CONFLICT (imei1) DO UPDATE SET last_seen_at = excluded.last_seen_at
+      WHERE webhook_offline_notices.last_seen_at < excluded.last_seen_at
+    RETURNING imei1, last_seen_at`.execute(db);
+  return rows;
+}
