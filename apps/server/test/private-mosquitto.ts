@@ -121,13 +121,13 @@ const PROVISIONER_ACLS = [
   allow('publishClientReceive', '$CONTROL/dynamic-security/v1/response'),
 ];
 
-/** A plain anonymous Mosquitto (`mosquitto -p <port>`), as the repo's other broker tests use. */
-export async function startAnonymousMosquitto(): Promise<{
+/** A plain anonymous Mosquitto (`mosquitto -p <port>`), as the repo's other broker tests use; `port` to restart one. */
+export async function startAnonymousMosquitto(chosenPort?: number): Promise<{
   url: string;
   port: number;
   stop(): Promise<void>;
 }> {
-  const port = await freePort();
+  const port = chosenPort ?? (await freePort());
   const { child } = await startBroker(['-p', String(port)], port);
   return { url: `mqtt://127.0.0.1:${port}`, port, stop: () => stopChild(child) };
 }

@@ -1,69 +1,179 @@
 /**
- * Prometheus metrics at GET /metrics (issue 8: the figures to watch in production): HTTP request counts
- * and latencies per route, device acknowledgements by status, and, read from the database at scrape
- * time through partial indexes, pending commands, running batches and the rows they have left, devices
- * online, and the latency from issue to the device's acknowledgement over the last five minutes; mail
- * waiting in the outbox and mail given up (ADR 0008: a mail that cannot be sent is never silent).
- * Each app has its own registry (no module-level state).
+ * Prometheus metrics at GET /metrics (issue 8: the figures to watch in production; issue 18: names and
+ * types `promtool check metrics` accepts). Per instance: HTTP request latencies per route, device
+ * acknowledgements by status and their latency from issue (histograms), mail given up. Read from the
+ * database at scrape time through partial indexes (the same value on every instance): pending commands,
+ * incomplete batches and the rows they have left, devices online, mail waiting in the outbox (ADR 0008: a
+ * mail that cannot be sent is never silent). Node's default process metrics under their standard names.
+ * Each app has its own registry (no module-level state). docs/operations.md#metrics lists them all.
  */
+import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { type Kysely, sql } from 'kysely';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
-import type { DB } from '../db/types';
+import type { Database } from '../db/database';
+import { databaseAnswers } from '../modules/health/ping';
+import {
+  ackLatencies,
+  countIncompleteBatches,
+  countOnlineDevices,
+  countPendingCommands,
+  countRemainingBatchRows,
+  PENDING_STATUSES,
+} from '../modules/health/repository';
 import { countPendingMail } from '../modules/mail/repository';
 import { AppError } from './errors';
 
+/** prom-client's three gauges named like counters (`*_total`); `nodejs_active_*{type}` say the same by type. */
+const MISNAMED_DEFAULTS = [
+  'nodejs_active_handles_total',
+  'nodejs_active_requests_total',
+  'nodejs_active_resources_total',
+];
+
+const ACK_STATUSES = ['DELIVERED', 'EXECUTED', 'FAILED'] as const;
+
+/** Final acknowledgements waiting for their latency to be read (one query per scrape or per this many). */
+const LATENCY_BATCH = 5000;
+
 export interface Metrics {
   registry: Registry;
-  acks: Counter<'status'>;
+  /** An acknowledgement this instance applied: counted, and (EXECUTED, FAILED) its latency observed. */
+  ackApplied(imei: string, ack: { id: string; status: string }): void;
   /** Mail given up by this instance's outbox worker, by kind. */
   mailFailed: Counter<'kind'>;
+  /** The device channel's broker, whose connection `lendlock_broker_connected` reports. */
+  watchBroker(kind: 'embedded' | 'external', connected: () => boolean): void;
 }
 
-export function registerMetrics(app: FastifyInstance, db: Kysely<DB>, token: string | undefined): Metrics {
+export interface MetricsOptions {
+  database: Database;
+  /** When set, `/metrics` needs `Authorization: Bearer <token>`. */
+  token: string | undefined;
+}
+
+/** Whether `header` is `Bearer <token>`, compared in constant time (digests, so lengths do not show). */
+export function bearerMatches(header: string | undefined, token: string): boolean {
+  const given = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header ?? '')?.[1];
+  const digest = (value: string) => createHash('sha256').update(value, 'utf8').digest();
+  const same = timingSafeEqual(digest(given ?? ''), digest(token));
+  return given !== undefined && same;
+}
+
+export function registerMetrics(app: FastifyInstance, { database, token }: MetricsOptions): Metrics {
+  const db = database.db;
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry, prefix: 'lendlock_process_' });
+  collectDefaultMetrics({ register: registry });
+  for (const name of MISNAMED_DEFAULTS) registry.removeSingleMetric(name);
+
+  /** A gauge read from the database; when the database does not answer, it has no sample this scrape. */
+  const fromDatabase = <L extends string>(read: (gauge: Gauge<L>) => Promise<void>) =>
+    async function (this: Gauge<L>) {
+      try {
+        await read(this);
+      } catch (error) {
+        app.log.warn({ err: error }, 'metrics: database read failed');
+        this.reset();
+        this.remove({});
+      }
+    };
+
+  let broker: { kind: 'embedded' | 'external'; connected: () => boolean } | null = null;
+  new Gauge({
+    name: 'lendlock_instance_info',
+    help: 'Always 1: a Lendlock instance, with its database kind and broker (join other series on it)',
+    labelNames: ['database', 'broker'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.set({ database: database.kind, broker: broker?.kind ?? 'none' }, 1);
+    },
+  });
+  new Gauge({
+    name: 'lendlock_broker_connected',
+    help: "1 while this instance's gateway is connected to the MQTT broker, else 0",
+    registers: [registry],
+    collect() {
+      if (broker) this.set(broker.connected() ? 1 : 0);
+      else this.remove({});
+    },
+  });
+  new Gauge({
+    name: 'lendlock_database_up',
+    help: '1 when the database answered this scrape (SELECT 1), else 0',
+    registers: [registry],
+    async collect() {
+      this.set((await databaseAnswers(database)) ? 1 : 0);
+    },
+  });
+
   const requests = new Histogram({
     name: 'lendlock_http_request_duration_seconds',
-    help: 'HTTP requests by route and status',
+    help: 'HTTP requests handled by this instance, by method, route pattern and status',
     labelNames: ['method', 'route', 'status'],
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
     registers: [registry],
   });
   const acks = new Counter({
     name: 'lendlock_device_acks_total',
-    help: "Devices' own acknowledgements by status (DELIVERED, EXECUTED, FAILED)",
+    help: "Devices' own acknowledgements applied by this instance, by status (DELIVERED, EXECUTED, FAILED)",
     labelNames: ['status'],
     registers: [registry],
   });
-  new Gauge({
-    name: 'lendlock_commands_pending',
-    help: 'Commands not yet acknowledged by their device, by status',
-    labelNames: ['status'],
+  // Present at 0 from the start, so that rate() and increase() see the first acknowledgement.
+  for (const status of ACK_STATUSES) acks.inc({ status }, 0);
+
+  let awaitingLatency = new Map<string, { imei1: string; transactionId: string }>();
+  /** One query for the latencies of the final acknowledgements since the last call (lost if it fails). */
+  const observeLatencies = async () => {
+    const batch = [...awaitingLatency.values()];
+    awaitingLatency = new Map();
+    for (const seconds of await ackLatencies(db, batch)) ackLatency.observe(seconds);
+  };
+  const ackLatency = new Histogram({
+    name: 'lendlock_command_ack_latency_seconds',
+    help: "Issue to the device's EXECUTED or FAILED, for acknowledgements applied by this instance (time offline included)",
+    buckets: [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600, 21600, 86400],
     registers: [registry],
     async collect() {
-      const rows = await sql<{ status: string; n: number }>`
-        SELECT status, count(*)::int AS n FROM commands WHERE status IN ('QUEUED', 'SENT', 'DELIVERED') GROUP BY status`.execute(
-        db,
+      await observeLatencies().catch((error: unknown) =>
+        app.log.warn({ err: error }, 'metrics: reading acknowledgement latencies failed'),
       );
-      this.reset();
-      for (const status of ['QUEUED', 'SENT', 'DELIVERED'])
-        this.set({ status }, Number(rows.rows.find((r) => r.status === status)?.n ?? 0));
     },
+  });
+
+  new Gauge({
+    name: 'lendlock_commands_pending',
+    help: 'Commands not yet acknowledged by their device, by status (QUEUED, SENT, DELIVERED)',
+    labelNames: ['status'],
+    registers: [registry],
+    collect: fromDatabase(async (gauge) => {
+      const counts = await countPendingCommands(db);
+      for (const status of PENDING_STATUSES) gauge.set({ status }, counts[status]);
+    }),
   });
   new Gauge({
     name: 'lendlock_batches_incomplete',
-    help: 'Batches not complete, and the rows they have left',
-    labelNames: ['what'],
+    help: 'Batches neither complete nor cancelled (running, paused or interrupted)',
     registers: [registry],
-    async collect() {
-      const row = await sql<{ batches: number; rows: number }>`
-        SELECT (SELECT count(*)::int FROM batches WHERE status = 'incomplete') AS batches,
-               (SELECT coalesce(sum(cardinality(c.seqs)), 0)::int FROM batch_chunks c
-                JOIN batches b ON b.id = c.batch_id WHERE b.status = 'incomplete') AS rows`.execute(db);
-      this.set({ what: 'batches' }, Number(row.rows[0]?.batches ?? 0));
-      this.set({ what: 'rows' }, Number(row.rows[0]?.rows ?? 0));
-    },
+    collect: fromDatabase(async (gauge) => gauge.set(await countIncompleteBatches(db))),
+  });
+  new Gauge({
+    name: 'lendlock_batch_rows_remaining',
+    help: 'Rows of incomplete batches not processed yet',
+    registers: [registry],
+    collect: fromDatabase(async (gauge) => gauge.set(await countRemainingBatchRows(db))),
+  });
+  new Gauge({
+    name: 'lendlock_devices_online',
+    help: 'Devices connected to the broker',
+    registers: [registry],
+    collect: fromDatabase(async (gauge) => gauge.set(await countOnlineDevices(db))),
+  });
+  new Gauge({
+    name: 'lendlock_mail_outbox_pending',
+    help: 'Mail in the outbox not sent yet nor given up (waiting, being sent, or waiting for a retry)',
+    registers: [registry],
+    collect: fromDatabase(async (gauge) => gauge.set(await countPendingMail(db))),
   });
   const mailFailed = new Counter({
     name: 'lendlock_mail_failed_total',
@@ -73,39 +183,6 @@ export function registerMetrics(app: FastifyInstance, db: Kysely<DB>, token: str
   });
   // Present at 0 from the start, so that an alert on its increase sees the first failure.
   mailFailed.inc({ kind: 'password_reset' }, 0);
-  new Gauge({
-    name: 'lendlock_mail_outbox_pending',
-    help: 'Mail in the outbox not sent yet nor given up (waiting, being sent, or waiting for a retry)',
-    registers: [registry],
-    async collect() {
-      this.set(await countPendingMail(db));
-    },
-  });
-  new Gauge({
-    name: 'lendlock_devices_online',
-    help: 'Devices connected to the broker',
-    registers: [registry],
-    async collect() {
-      const row = await sql<{ n: number }>`SELECT count(*)::int AS n FROM devices WHERE online`.execute(db);
-      this.set(Number(row.rows[0]?.n ?? 0));
-    },
-  });
-  new Gauge({
-    name: 'lendlock_command_ack_latency_seconds',
-    help: 'Issue to device acknowledgement (EXECUTED or FAILED), commands of the last 5 minutes',
-    labelNames: ['quantile'],
-    registers: [registry],
-    async collect() {
-      const row = await sql<{ p50: number | null; p99: number | null }>`
-        SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM completed_at - created_at)) AS p50,
-               percentile_cont(0.99) WITHIN GROUP (ORDER BY extract(epoch FROM completed_at - created_at)) AS p99
-        FROM commands WHERE created_at > now() - interval '5 minutes' AND status IN ('EXECUTED', 'FAILED')`.execute(
-        db,
-      );
-      this.set({ quantile: '0.5' }, Number(row.rows[0]?.p50 ?? 0));
-      this.set({ quantile: '0.99' }, Number(row.rows[0]?.p99 ?? 0));
-    },
-  });
 
   app.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url ?? 'unknown';
@@ -117,10 +194,28 @@ export function registerMetrics(app: FastifyInstance, db: Kysely<DB>, token: str
   });
 
   app.get('/metrics', async (request, reply) => {
-    if (token && request.headers.authorization !== `Bearer ${token}`) {
+    if (token && !bearerMatches(request.headers.authorization, token)) {
+      reply.header('www-authenticate', 'Bearer realm="metrics"');
       throw new AppError(401, 'UNAUTHENTICATED', 'Metrics need the bearer token of METRICS_TOKEN.');
     }
     return reply.header('content-type', registry.contentType).send(await registry.metrics());
   });
-  return { registry, acks, mailFailed };
+
+  return {
+    registry,
+    ackApplied(imei, ack) {
+      acks.inc({ status: ack.status });
+      if (ack.status !== 'EXECUTED' && ack.status !== 'FAILED') return;
+      awaitingLatency.set(`${imei}|${ack.id}`, { imei1: imei, transactionId: ack.id });
+      if (awaitingLatency.size >= LATENCY_BATCH) {
+        observeLatencies().catch((error: unknown) =>
+          app.log.warn({ err: error }, 'metrics: reading acknowledgement latencies failed'),
+        );
+      }
+    },
+    mailFailed,
+    watchBroker(kind, connected) {
+      broker = { kind, connected };
+    },
+  };
 }

@@ -1,34 +1,44 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { AppContext } from '../../app';
+import { databaseAnswers } from './ping';
 
-/** Liveness (`/healthz`: the process answers) and readiness (`/readyz`: the database answers). */
+const UNREACHABLE_MESSAGES = {
+  database: 'Database unreachable',
+  broker: 'MQTT broker unreachable',
+  both: 'Database and MQTT broker unreachable',
+} as const;
+
+/**
+ * Liveness (`/healthz`: the process answers) and readiness (`/readyz`: the database answers a `SELECT 1`
+ * and this instance's gateway is connected to the MQTT broker). Not ready is 503 naming what is down.
+ */
 export function healthRoutes(ctx: AppContext): FastifyPluginAsync {
   return async (app) => {
     app.get('/healthz', async () => ({ status: 'ok' }));
     app.get('/readyz', async (request, reply) => {
-      try {
-        await ctx.database.ping();
-        const channel = app.deviceChannel;
-        return {
-          status: 'ok',
-          database: ctx.database.kind,
-          // How devices reach the server, and whether the broker checks who they are.
-          ...(channel
-            ? {
-                broker: {
-                  kind: channel.broker ? 'embedded' : 'external',
-                  connected: channel.gateway.connected,
-                  deviceAuth: channel.deviceAuth,
-                },
-              }
-            : {}),
-        };
-      } catch (error) {
-        request.log.warn({ err: error }, 'readiness check failed: database unreachable');
-        return reply
-          .status(503)
-          .send({ status: 'error', code: 'UNAVAILABLE', message: 'Database unreachable' });
-      }
+      const databaseUp = await databaseAnswers(ctx.database, (error) =>
+        request.log.warn({ err: error }, 'readiness check failed: database unreachable'),
+      );
+      const channel = app.deviceChannel;
+      // How devices reach the server, and whether the broker checks who they are.
+      const broker = channel
+        ? {
+            kind: channel.broker ? ('embedded' as const) : ('external' as const),
+            connected: channel.gateway.connected,
+            deviceAuth: channel.deviceAuth,
+          }
+        : null;
+      if (broker && !broker.connected) request.log.warn('readiness check failed: MQTT broker unreachable');
+      const details = { database: ctx.database.kind, ...(broker ? { broker } : {}) };
+      if (databaseUp && (!broker || broker.connected)) return { status: 'ok', ...details };
+      const down = !databaseUp && broker && !broker.connected ? 'both' : databaseUp ? 'broker' : 'database';
+      return reply.status(503).send({
+        status: 'error',
+        code: 'UNAVAILABLE',
+        message: UNREACHABLE_MESSAGES[down],
+        unreachable: down === 'both' ? ['database', 'broker'] : [down],
+        ...details,
+      });
     });
   };
 }
