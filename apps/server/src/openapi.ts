@@ -20,6 +20,7 @@ export async function generateOpenApi(): Promise<string> {
     ...loadConfig({ LOG_LEVEL: 'silent', WEB_DIST: '/nonexistent' }),
     envelopeKey: Buffer.alloc(32).toString('base64'),
     mfaSecretKey: Buffer.alloc(32).toString('base64'),
+    webhookSecretKey: Buffer.alloc(32).toString('base64'),
   };
   const offline: Database = {
     db: undefined as never,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { SINGLE_ACTIONS } from '../commands';
 
 /** A batch's progress (spec §3 Batch progress record, kept by the server; design.md §3.3). */
 export const batchProgressSchema = z.object({
@@ -77,7 +78,8 @@ export const batchResultsResponseSchema = z.object({
 /** Legacy per-IMEI call of the spec's browser loop (spec §7 getimeidetails.php). */
 export const imeiDetailsRequestSchema = z.object({
   imei: z.string().trim(),
-  action: z.string().trim(),
+  // Any other value is refused with 'Unknown action: …'; the document lists the values (OpenAPI enum).
+  action: z.string().trim().meta({ enum: SINGLE_ACTIONS }),
   filename: z.string().max(255).optional(),
   user: z.string().optional(),
   message: z.string().max(2000).optional(),
@@ -96,6 +98,6 @@ export const updateStatusRequestSchema = z.object({
 });
 export const updateCommandRequestSchema = z.object({
   imeilist: z.string().max(20_000_000),
-  action: z.string().trim(),
+  action: z.string().trim().meta({ enum: SINGLE_ACTIONS }),
   user: z.string().optional(),
 });

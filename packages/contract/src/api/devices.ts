@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { deviceStateSchema } from '../device';
+import { COMMAND_STATUSES, deviceStateSchema, RAW_COMMANDS } from '../device';
 
 const imei = z
   .string()
@@ -18,7 +18,9 @@ export const homeDataResponseSchema = z.object({
 export const dashboardChartsSchema = z.object({
   status: z.literal('success'),
   registrationsPerDay: z.array(z.object({ day: z.string(), count: z.number().int() })),
-  commandsByStatus: z.array(z.object({ status: z.string(), count: z.number().int() })),
+  commandsByStatus: z.array(
+    z.object({ status: z.string().meta({ enum: [...COMMAND_STATUSES] }), count: z.number().int() }),
+  ),
   devicesOnline: z.number().int(),
   devicesTotal: z.number().int(),
 });
@@ -27,8 +29,8 @@ export const dashboardChartsSchema = z.object({
 export const deviceRecordSchema = z.object({
   imei1: z.string(),
   imei2: z.string().nullable(),
-  claimstatus: z.string(),
-  registrationstatus: z.string(),
+  claimstatus: z.string().meta({ enum: ['ENROLLED', 'DEENROLLED', 'RELEASED'] }),
+  registrationstatus: z.string().meta({ enum: ['REGISTERED', 'RE-REGISTERED'] }),
   appversion: z.string(),
   apptype: z.string(),
   command: z.string().nullable(),
@@ -95,8 +97,8 @@ export const executedCommandRowSchema = z.object({
   imei1: z.string(),
   transactionId: z.string(),
   interface: z.enum(['S', 'A', 'B']),
-  command: z.string(),
-  status: z.string(),
+  command: z.string().meta({ enum: [...RAW_COMMANDS] }),
+  status: z.string().meta({ enum: [...COMMAND_STATUSES] }),
   user: z.string(),
   commandType: z.string(),
   createdat: z.string(),
