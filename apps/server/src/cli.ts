@@ -1,8 +1,8 @@
 /**
  * Operator CLI: `npm run cli -- user create --email … --phone … --level … --password … [--permissions a,b]`,
- * `npm run cli -- enrollment-secret add|list|revoke …`, `npm run cli -- mfa reset --email …` and
- * `npm run cli -- migrate`. With the embedded
- * database, stop the server first (one process at a time).
+ * `npm run cli -- enrollment-secret add|list|revoke …`, `npm run cli -- mfa reset --email …`,
+ * `npm run cli -- audit verify|seal`, `npm run cli -- secrets rotate` and `npm run cli -- migrate`. With
+ * the embedded database, stop the server first (one process at a time).
  */
 import { parseArgs } from 'node:util';
 import {
@@ -14,12 +14,22 @@ import {
 import type { Kysely } from 'kysely';
 import { credentialsLine } from './bootstrap';
 import { ConfigError, loadConfig } from './config';
-import { migrate, openDatabase } from './db/database';
+import { openDatabase } from './db/database';
+import { prepareSchema } from './db/roles';
 import type { DB } from './db/types';
 import { generatePassword } from './lib/secrets';
-import { appendAudit } from './modules/audit/repository';
+import {
+  generateSecretsKey,
+  loadSecretsKey,
+  parseSecretsKey,
+  SecretsKeyError,
+  writeSecretsKeyFile,
+} from './lib/secrets-at-rest';
+import { appendAudit, verifyAuditChain } from './modules/audit/repository';
+import { AuditSealer } from './modules/audit/sealer';
 import { addEnrollmentSecret, enrollmentSecrets, revokeEnrollmentSecret } from './modules/enrollment/service';
 import { resetMfa } from './modules/mfa/service';
+import { resealSettings } from './modules/settings/secrets';
 import { createUser } from './modules/users/service';
 import { AppError } from './plugins/errors';
 
@@ -31,8 +41,15 @@ const USAGE = `Usage:
   npm run cli -- enrollment-secret list
   npm run cli -- enrollment-secret revoke --name <name>
   npm run cli -- mfa reset --email <email>
-Without --password a password is generated and printed once. An enrollment secret is printed once, when
-it is added; only its hash is kept.`;
+  npm run cli -- audit verify
+  npm run cli -- audit seal
+  npm run cli -- secrets rotate
+Without --password a password is generated and printed once (a given one must have PASSWORD_MIN_LENGTH
+characters and not be on the list of breached passwords). An enrollment secret is printed once, when it
+is added; only its hash is kept. audit verify recomputes the audit log's hash chain and reports the first
+broken link (exit 1) or OK; audit seal chains the rows not sealed yet. secrets rotate re-seals the
+secrets kept in the database under NEW_SECRETS_KEY (or, with the key file in DATA_DIR, a new key
+written there).`;
 
 export async function runCli(argv: string[], out: (line: string) => void = console.log): Promise<number> {
   const [command, sub, ...rest] = argv;
@@ -43,7 +60,8 @@ export async function runCli(argv: string[], out: (line: string) => void = conso
     poolSize: 2,
   });
   try {
-    await migrate(database.db);
+    // As the owner role when DATABASE_OWNER_URL is set (docs/operations.md § Database roles).
+    await prepareSchema(config, database);
     if (command === 'migrate') {
       out('Migrations applied.');
       return 0;
@@ -100,10 +118,81 @@ export async function runCli(argv: string[], out: (line: string) => void = conso
       out((await resetMfa(database.db, { label: 'cli' }, values.email, null)).message);
       return 0;
     }
+    if (command === 'audit' && (sub === 'verify' || sub === 'seal')) {
+      if (sub === 'seal') {
+        const sealer = new AuditSealer({ db: database.db, log: console as never });
+        out(`Sealed ${await sealer.sealNow(true)} audit rows.`);
+        return 0;
+      }
+      const result = await verifyAuditChain(database.db);
+      if (result.broken) {
+        out(
+          `Audit chain BROKEN at audit row ${result.broken.auditId} (link ${result.broken.seq}): ` +
+            `${result.broken.reason}. ${result.sealed} links before it are intact.`,
+        );
+        return 1;
+      }
+      out(
+        `Audit chain OK: ${result.sealed} rows sealed${result.head ? `, head ${result.head}` : ''}; ` +
+          `${result.unsealed} not sealed yet` +
+          `${result.firstUnsealed === null ? '' : ` (from row ${result.firstUnsealed})`}.`,
+      );
+      return 0;
+    }
+    if (command === 'secrets' && sub === 'rotate') return await rotateSecrets(database.db, config, out);
     console.error(USAGE);
     return 2;
   } finally {
     await database.close();
+  }
+}
+
+/**
+ * Re-seals every secret kept in `settings` under a new key, in one transaction: NEW_SECRETS_KEY when the
+ * key comes from SECRETS_KEY (then restart every instance with SECRETS_KEY set to it), else a new key
+ * written to DATA_DIR/secrets.key once the transaction has committed.
+ */
+async function rotateSecrets(
+  db: Kysely<DB>,
+  config: ReturnType<typeof loadConfig>,
+  out: (line: string) => void,
+): Promise<number> {
+  const current = loadSecretsKey(config.secretsKey, config.dataDir);
+  const given = process.env.NEW_SECRETS_KEY;
+  if (!given && !current.file) {
+    console.error('Set NEW_SECRETS_KEY to the new key (32 bytes as base64, e.g. `openssl rand -base64 32`).');
+    return 2;
+  }
+  let next: Buffer;
+  const nextBase64 = given ?? generateSecretsKey();
+  try {
+    next = parseSecretsKey(nextBase64);
+  } catch {
+    console.error('NEW_SECRETS_KEY must be 32 bytes written as base64.');
+    return 2;
+  }
+  try {
+    const names = await db.transaction().execute((trx) => resealSettings(trx, current, next));
+    if (!given && current.file) writeSecretsKeyFile(current.file, nextBase64);
+    await appendAudit(db, {
+      actor: { label: 'cli' },
+      action: 'secrets.rotate',
+      result: 'success',
+      details: { settings: names },
+    });
+    out(`Re-sealed ${names.length} secrets (${names.join(', ') || 'none yet'}) under the new key.`);
+    out(
+      given
+        ? 'Restart every instance with SECRETS_KEY set to the new key.'
+        : `The new key is in ${current.file}; restart the server.`,
+    );
+    return 0;
+  } catch (error) {
+    if (error instanceof SecretsKeyError) {
+      console.error(error.message);
+      return 1;
+    }
+    throw error;
   }
 }
 

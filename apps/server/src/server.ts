@@ -5,7 +5,8 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app';
 import { bootstrap, credentialsLine, wantsDemo } from './bootstrap';
 import type { Config } from './config';
-import { type Database, migrate, openDatabase } from './db/database';
+import { type Database, openDatabase } from './db/database';
+import { ownsAuditLog, prepareSchema } from './db/roles';
 import { startDemo } from './demo';
 
 export interface RunningServer {
@@ -26,13 +27,18 @@ export async function startServer(
     preparedStatements: config.databasePreparedStatements,
   });
   try {
-    await migrate(database.db);
+    // As the owner role when DATABASE_OWNER_URL is set (docs/operations.md § Database roles).
+    await prepareSchema(config, database);
     const result = await bootstrap(config, database);
     for (const account of result.created)
       print(credentialsLine(account.level, account.email, account.password));
     const app = await buildApp({ config, database });
     const url = await app.listen({ port: config.port, host: config.host });
     app.log.info({ url, database: database.kind }, 'Lendlock is serving');
+    if (database.kind === 'postgres' && (await ownsAuditLog(database.db)))
+      app.log.warn(
+        'the application role owns audit_log and could disable its append-only triggers: run migrations as an owner role (DATABASE_OWNER_URL, docs/operations.md § Database roles)',
+      );
     const demo = wantsDemo(config, database)
       ? await startDemo(app, {
           url: url.replace('0.0.0.0', '127.0.0.1'),

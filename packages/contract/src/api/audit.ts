@@ -31,7 +31,10 @@ export type AuditRow = z.infer<typeof auditRowSchema>;
 export const auditSearchResponseSchema = z.object({
   status: z.literal('success'),
   items: z.array(auditRowSchema),
+  /** Rows that match, counted up to 10,000 (then `totalCapped`: more than that match). */
   total: z.number().int(),
+  /** True when more than `total` rows match (the count stops at 10,000; narrow the search or export). */
+  totalCapped: z.boolean().optional(),
 });
 export type AuditSearchResult = z.infer<typeof auditSearchResponseSchema>;
 

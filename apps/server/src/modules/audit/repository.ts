@@ -1,5 +1,6 @@
+import { createHash } from 'node:crypto';
 import type { AuditSearch } from '@lendlock/contract';
-import { type Kysely, sql } from 'kysely';
+import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { DB } from '../../db/types';
 import type { Principal } from '../../plugins/auth';
 import type { RowSource } from '../reports/sources';
@@ -13,23 +14,70 @@ export interface AuditEntry {
   details?: Record<string, unknown>;
 }
 
-/** Appends one row to the append-only audit log (a trigger refuses UPDATE, DELETE and TRUNCATE). */
-export async function appendAudit(db: Kysely<DB>, entry: AuditEntry): Promise<void> {
+/** The columns of one audit row as the writers give them (`appendAudit`, `appendAuditRows`). */
+export interface AuditValues {
+  actor_user_id: number | null;
+  actor_key_id: number | null;
+  actor: string;
+  action: string;
+  target: string | null;
+  address: string | null;
+  result: string;
+  /** JSON text, or null. */
+  details: string | null;
+}
+
+/** The row an entry becomes: who (a principal, a label such as `cli`, or `system`), what, on what. */
+export function auditValues(entry: AuditEntry): AuditValues {
   const actor = entry.actor;
   const principal = actor && 'userId' in actor ? actor : null;
-  await db
-    .insertInto('audit_log')
-    .values({
-      actor_user_id: principal?.userId ?? null,
-      actor_key_id: principal?.keyId ?? null,
-      actor: principal ? principal.email : actor && 'label' in actor ? actor.label : 'system',
-      action: entry.action,
-      target: entry.target ?? null,
-      address: entry.address ?? null,
-      result: entry.result,
-      details: entry.details ? JSON.stringify(entry.details) : null,
-    })
-    .execute();
+  return {
+    actor_user_id: principal?.userId ?? null,
+    actor_key_id: principal?.keyId ?? null,
+    actor: principal ? principal.email : actor && 'label' in actor ? actor.label : 'system',
+    action: entry.action,
+    target: entry.target ?? null,
+    address: entry.address ?? null,
+    result: entry.result,
+    details: entry.details ? JSON.stringify(entry.details) : null,
+  };
+}
+
+/**
+ * Appends one row to the append-only audit log (triggers that fire ALWAYS refuse UPDATE, DELETE and
+ * TRUNCATE; the application's role may only INSERT and SELECT). The sealer chains it within a second.
+ */
+export async function appendAudit(db: Kysely<DB>, entry: AuditEntry): Promise<void> {
+  await db.insertInto('audit_log').values(auditValues(entry)).execute();
+}
+
+/** Appends many rows in one statement (set-based: one INSERT … SELECT FROM unnest). */
+export async function appendAuditRows(db: Kysely<DB>, rows: readonly AuditValues[]): Promise<void> {
+  if (rows.length === 0) return;
+  const column = (pick: (r: AuditValues) => string | number | null) =>
+    rows.map((r) => {
+      const value = pick(r);
+      return value === null ? null : String(value);
+    });
+  await appendAuditRowsFrom(
+    sql`SELECT * FROM unnest(
+      ${column((r) => r.actor_user_id)}::text[], ${column((r) => r.actor_key_id)}::text[],
+      ${column((r) => r.actor)}::text[], ${column((r) => r.action)}::text[], ${column((r) => r.target)}::text[],
+      ${column((r) => r.address)}::text[], ${column((r) => r.result)}::text[], ${column((r) => r.details)}::text[]
+    ) AS v(actor_user_id, actor_key_id, actor, action, target, address, result, details)`,
+  ).execute(db);
+}
+
+/**
+ * The one INSERT into audit_log for a set of rows inside a larger statement (e.g. a data-modifying CTE:
+ * `audited AS (${appendAuditRowsFrom(sql`SELECT … FROM v WHERE …`)})`). `select` yields, as text, the
+ * columns actor_user_id, actor_key_id, actor, action, target, address, result, details (JSON text).
+ */
+export function appendAuditRowsFrom(select: RawBuilder<unknown>): RawBuilder<unknown> {
+  return sql`INSERT INTO audit_log (actor_user_id, actor_key_id, actor, action, target, address, result, details)
+    SELECT s.actor_user_id::int, s.actor_key_id::int, s.actor, s.action, s.target, s.address, s.result,
+           s.details::jsonb
+    FROM (${select}) AS s(actor_user_id, actor_key_id, actor, action, target, address, result, details)`;
 }
 
 /** A retailer user's view of the log: the rows about that retailer's devices, and their own actions. */
@@ -38,8 +86,19 @@ export interface AuditScope {
   userId: number;
 }
 
-/** The audit log, searched by IMEI (target), user, action and date (UTC days), newest first in the JSON. */
-export function auditSource(db: Kysely<DB>, search: AuditSearch, scope?: AuditScope): RowSource {
+/**
+ * The audit log, searched by IMEI (target), user, action and date (UTC days), newest first in the JSON.
+ * Each filter has an index ending in `id` (migration 0018), so a page is an index range read backwards.
+ */
+/** The most rows a search counts: past it the answer is "more than AUDIT_COUNT_CAP". */
+export const AUDIT_COUNT_CAP = 10_000;
+
+export interface AuditRowSource extends RowSource {
+  /** How many rows match, counting no further than `cap` (`capped`: more match). */
+  countUpTo(cap: number): Promise<{ total: number; capped: boolean }>;
+}
+
+export function auditSource(db: Kysely<DB>, search: AuditSearch, scope?: AuditScope): AuditRowSource {
   const query = () => {
     let q = db
       .selectFrom('audit_log')
@@ -87,9 +146,177 @@ export function auditSource(db: Kysely<DB>, search: AuditSearch, scope?: AuditSc
     async page(offset, limit) {
       return (await query().orderBy('id', 'desc').offset(offset).limit(limit).execute()).map(map);
     },
+    async countUpTo(cap) {
+      // Counts at most cap + 1 matching rows (an index range, never the whole table).
+      const row = await db
+        .selectFrom(
+          query()
+            .clearSelect()
+            .select('id')
+            .limit(cap + 1)
+            .as('m'),
+        )
+        .select(sql<number>`count(*)::int`.as('n'))
+        .executeTakeFirstOrThrow();
+      const n = Number(row.n);
+      return n > cap ? { total: cap, capped: true } : { total: n, capped: false };
+    },
     async after(after, limit) {
       const rows = (await query().where('id', '>', after).orderBy('id').limit(limit).execute()).map(map);
       return { rows, last: rows.at(-1)?._key ?? null };
     },
   };
+}
+
+/*
+ * The hash chain (docs/adr/0009-audit-hash-chain.md). `audit_chain` row `seq` names one audit row and
+ * carries sha256(hash of row seq - 1 | the audit row's content), the first one chained to GENESIS. The
+ * content is one JSON array built by PostgreSQL from every column (the time as microseconds since the
+ * epoch), so the sealer and the verifier read the same text whatever the session's time zone.
+ */
+export const AUDIT_CHAIN_GENESIS = 'lendlock-audit-chain-v1';
+
+const auditContent = sql<string>`json_build_array(a.id, (extract(epoch FROM a.at) * 1000000)::bigint,
+  a.actor_user_id, a.actor_key_id, a.actor, a.action, a.target, a.address, a.result, a.details)::text`;
+
+/** The link after `previous` for an audit row whose content is `content`. */
+export function chainHash(previous: string, content: string): string {
+  return createHash('sha256').update(previous).update('|').update(content).digest('hex');
+}
+
+/** Transaction-scoped advisory lock key of the sealer: one instance seals at a time (its lease). */
+const SEALER_LOCK = 7466018;
+
+/**
+ * Looks at the next `limit` audit rows by id after `after` and seals those not sealed yet, in id order,
+ * under the sealer's lease (an advisory lock held for the transaction; another instance sealing
+ * meanwhile makes this a no-op). `after: null` starts `lookback` ids before the newest sealed row (a
+ * transaction that commits late leaves a lower id behind), or at the start of the log when `lookback`
+ * is null. Each call reads a bounded id range (a primary-key range and one probe of the chain's index
+ * per row), whatever the size of the log. Returns how many rows it sealed, how many ids it looked at
+ * and the last one (where the next call goes on).
+ */
+export async function sealAuditRows(
+  db: Kysely<DB>,
+  options: { limit: number; after: number | null; lookback: number | null },
+): Promise<{ sealed: number; scanned: number; last: number | null }> {
+  return db.transaction().execute(async (trx) => {
+    const lease = await sql<{ ok: boolean }>`SELECT pg_try_advisory_xact_lock(${SEALER_LOCK}) AS ok`.execute(
+      trx,
+    );
+    if (!lease.rows[0]?.ok) return { sealed: 0, scanned: 0, last: null };
+    let floor = options.after ?? 0;
+    if (options.after === null && options.lookback !== null) {
+      const newest = await trx
+        .selectFrom('audit_chain')
+        .select(sql<number | null>`max(audit_id)`.as('id'))
+        .executeTakeFirst();
+      floor = Math.max(0, Number(newest?.id ?? 0) - options.lookback);
+    }
+    const rows = await sql<{ id: number; sealed: boolean; content: string | null }>`
+      SELECT a.id, c.audit_id IS NOT NULL AS sealed,
+             CASE WHEN c.audit_id IS NULL THEN ${auditContent} END AS content
+      FROM (SELECT * FROM audit_log WHERE id > ${floor} ORDER BY id LIMIT ${options.limit}) a
+      LEFT JOIN audit_chain c ON c.audit_id = a.id
+      ORDER BY a.id`.execute(trx);
+    const scanned = rows.rows.length;
+    const last = scanned > 0 ? Number(rows.rows[scanned - 1]?.id) : null;
+    const unsealed = rows.rows.filter((row) => !row.sealed && row.content !== null);
+    if (unsealed.length === 0) return { sealed: 0, scanned, last };
+    const head = await trx
+      .selectFrom('audit_chain')
+      .select(['seq', 'hash'])
+      .orderBy('seq', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    let seq = Number(head?.seq ?? 0);
+    let previous = head?.hash ?? AUDIT_CHAIN_GENESIS;
+    const seqs: string[] = [];
+    const ids: string[] = [];
+    const hashes: string[] = [];
+    for (const row of unsealed) {
+      seq += 1;
+      previous = chainHash(previous, row.content as string);
+      seqs.push(String(seq));
+      ids.push(String(row.id));
+      hashes.push(previous);
+    }
+    await sql`INSERT INTO audit_chain (seq, audit_id, hash)
+      SELECT * FROM unnest(${seqs}::bigint[], ${ids}::bigint[], ${hashes}::text[])`.execute(trx);
+    return { sealed: unsealed.length, scanned, last };
+  });
+}
+
+export interface ChainVerification {
+  /** null when every sealed row matches its link. */
+  broken: { auditId: number | null; seq: number; reason: string } | null;
+  sealed: number;
+  unsealed: number;
+  /** The lowest audit row id not sealed yet, if any. */
+  firstUnsealed: number | null;
+  /** The last link's hash (record it elsewhere to detect a rewrite of the whole chain). */
+  head: string | null;
+}
+
+/**
+ * Recomputes the chain from the first link, `pageSize` links at a time, and stops at the first link
+ * that does not match: an audit row changed (its content), removed (missing), or a link removed (a gap
+ * in `seq`) or changed. Then counts the rows not sealed yet.
+ */
+export async function verifyAuditChain(db: Kysely<DB>, pageSize = 10_000): Promise<ChainVerification> {
+  let previous = AUDIT_CHAIN_GENESIS;
+  let expectedSeq = 1;
+  let sealed = 0;
+  let broken: ChainVerification['broken'] = null;
+  for (;;) {
+    const page = await sql<{ seq: number; audit_id: number; hash: string; content: string | null }>`
+      SELECT c.seq, c.audit_id, c.hash, CASE WHEN a.id IS NULL THEN NULL ELSE ${auditContent} END AS content
+      FROM audit_chain c LEFT JOIN audit_log a ON a.id = c.audit_id
+      WHERE c.seq >= ${expectedSeq} ORDER BY c.seq LIMIT ${pageSize}`.execute(db);
+    for (const link of page.rows) {
+      const seq = Number(link.seq);
+      const auditId = Number(link.audit_id);
+      if (seq !== expectedSeq) {
+        broken = { auditId, seq, reason: `link ${expectedSeq} is missing` };
+      } else if (link.content === null) {
+        broken = { auditId, seq, reason: 'the audit row is missing' };
+      } else if (chainHash(previous, link.content) !== link.hash) {
+        broken = { auditId, seq, reason: 'the audit row or its link was changed' };
+      }
+      if (broken) break;
+      previous = link.hash;
+      expectedSeq += 1;
+      sealed += 1;
+    }
+    if (broken || page.rows.length < pageSize) break;
+  }
+  const unsealed = await sql<{ n: number; first: number | null }>`
+    SELECT count(*)::int AS n, min(a.id) AS first FROM audit_log a
+    WHERE NOT EXISTS (SELECT 1 FROM audit_chain c WHERE c.audit_id = a.id)`.execute(db);
+  const first = unsealed.rows[0]?.first;
+  return {
+    broken,
+    sealed,
+    unsealed: Number(unsealed.rows[0]?.n ?? 0),
+    firstUnsealed: first === null || first === undefined ? null : Number(first),
+    head: sealed > 0 ? previous : null,
+  };
+}
+
+/** The highest audit row id so far (one probe of the primary key), or 0. */
+export async function newestAuditId(db: Kysely<DB>): Promise<number> {
+  const row = await db
+    .selectFrom('audit_log')
+    .select(sql<number | null>`max(id)`.as('id'))
+    .executeTakeFirst();
+  return Number(row?.id ?? 0);
+}
+
+/** The lowest audit row id not sealed yet, or null (one anti-join over the log and the chain). */
+export async function firstUnsealedAuditId(db: Kysely<DB>): Promise<number | null> {
+  const row = await sql<{ id: number | null }>`
+    SELECT min(a.id) AS id FROM audit_log a
+    WHERE NOT EXISTS (SELECT 1 FROM audit_chain c WHERE c.audit_id = a.id)`.execute(db);
+  const id = row.rows[0]?.id;
+  return id === null || id === undefined ? null : Number(id);
 }

@@ -1,0 +1,151 @@
+/**
+ * The audit log stays append-only and tamper-evident (issue 20 points 1 and 2): triggers that fire ALWAYS,
+ * a hash chain sealed in the background and verified from the first link, and a search that counts no
+ * further than AUDIT_COUNT_CAP.
+ */
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  AUDIT_COUNT_CAP,
+  type AuditValues,
+  appendAudit,
+  appendAuditRows,
+  verifyAuditChain,
+} from '../src/modules/audit/repository';
+import { AuditSealer } from '../src/modules/audit/sealer';
+import { databaseKinds, openTestDatabase, type TestDatabase } from './db';
+import { buildTestApp, buildUser, loginAs } from './factories';
+
+const silent = { warn() {} } as never;
+
+const row = (n: number, target = '356938035643809'): AuditValues => ({
+  actor_user_id: null,
+  actor_key_id: null,
+  actor: `bulk${n % 7}@lendlock.com`,
+  action: n % 2 ? 'command.LOCK' : 'command.UNLOCK',
+  target,
+  address: '10.0.0.1',
+  result: 'success',
+  details: JSON.stringify({ n, note: 'ünïcode \u2028 "quoted"' }),
+});
+
+describe.each(databaseKinds())('the audit hash chain (%s)', (kind) => {
+  let database: TestDatabase;
+  let sealer: AuditSealer;
+
+  beforeAll(async () => {
+    database = await openTestDatabase(kind);
+    sealer = new AuditSealer({ db: database.db, log: silent });
+  });
+  afterAll(async () => {
+    await sealer.stop();
+    await database.close();
+  });
+
+  const ids = async () =>
+    (await database.db.selectFrom('audit_log').select('id').orderBy('id').execute()).map((r) => Number(r.id));
+
+  it('seals every row in id order and verifies OK; a row written later waits unsealed until sealed', async () => {
+    await appendAudit(database.db, { actor: { label: 'cli' }, action: 'test.one', result: 'success' });
+    await appendAuditRows(database.db, [row(1), row(2), row(3)]);
+    const before = await verifyAuditChain(database.db);
+    expect(before.broken).toBeNull();
+    expect(before.unsealed).toBe((await ids()).length);
+
+    expect(await sealer.sealNow()).toBe((await ids()).length);
+    const links = await database.db
+      .selectFrom('audit_chain')
+      .select(['seq', 'audit_id'])
+      .orderBy('seq')
+      .execute();
+    expect(links.map((l) => Number(l.audit_id))).toEqual(await ids());
+    expect(links.map((l) => Number(l.seq))).toEqual(links.map((_, i) => i + 1));
+
+    await appendAudit(database.db, { actor: null, action: 'test.later', result: 'success' });
+    const later = await verifyAuditChain(database.db);
+    expect(later).toMatchObject({ broken: null, sealed: links.length, unsealed: 1 });
+    expect(later.firstUnsealed).toBe((await ids()).at(-1));
+    expect(await sealer.sealNow()).toBe(1);
+    expect(await verifyAuditChain(database.db)).toMatchObject({ broken: null, unsealed: 0 });
+  });
+
+  it('refuses UPDATE, DELETE and TRUNCATE, even with session_replication_role = replica', async () => {
+    const before = await database.db.selectFrom('audit_log').selectAll().orderBy('id').execute();
+    await expect(sql`UPDATE audit_log SET result = 'x'`.execute(database.db)).rejects.toThrow(/append-only/);
+    await expect(sql`DELETE FROM audit_log`.execute(database.db)).rejects.toThrow(/append-only/);
+    await expect(sql`TRUNCATE audit_log`.execute(database.db)).rejects.toThrow(/append-only/);
+    await expect(sql`TRUNCATE audit_chain`.execute(database.db)).rejects.toThrow(/append-only/);
+    await expect(
+      database.db.transaction().execute(async (trx) => {
+        await sql`SET LOCAL session_replication_role = replica`.execute(trx);
+        await sql`UPDATE audit_log SET result = 'x'`.execute(trx);
+      }),
+    ).rejects.toThrow(/append-only/);
+    expect(await database.db.selectFrom('audit_log').selectAll().orderBy('id').execute()).toEqual(before);
+  });
+
+  it("reports the first row a superuser changed or removed behind the triggers' back", async () => {
+    await appendAuditRows(database.db, [row(10), row(11), row(12), row(13)]);
+    await sealer.sealNow();
+    const all = await ids();
+    const edited = all.at(-3) as number;
+    const removed = all.at(-1) as number;
+    // A superuser (the test's own role) can still disable a trigger: the chain shows what it did.
+    await database.db.transaction().execute(async (trx) => {
+      await sql`ALTER TABLE audit_log DISABLE TRIGGER audit_log_no_update`.execute(trx);
+      await sql`UPDATE audit_log SET result = 'failure' WHERE id = ${edited}`.execute(trx);
+      await sql`DELETE FROM audit_log WHERE id = ${removed}`.execute(trx);
+      await sql`ALTER TABLE audit_log ENABLE ALWAYS TRIGGER audit_log_no_update`.execute(trx);
+    });
+    const result = await verifyAuditChain(database.db);
+    expect(result.broken).toMatchObject({ auditId: edited, reason: 'the audit row or its link was changed' });
+    // A small page size walks the same chain across pages and stops at the same row.
+    expect((await verifyAuditChain(database.db, 2)).broken?.auditId).toBe(edited);
+  });
+});
+
+describe.each(databaseKinds())('the audit search at scale (%s)', (kind) => {
+  let database: TestDatabase;
+  let app: Awaited<ReturnType<typeof buildTestApp>>;
+  let token: string;
+  const imei = '490154203237518';
+
+  beforeAll(async () => {
+    database = await openTestDatabase(kind);
+    app = await buildTestApp(database);
+    token = (await loginAs(app, await buildUser(database, { userlevel: 'SUPERADMIN' }))).token;
+    await appendAuditRows(
+      database.db,
+      Array.from({ length: AUDIT_COUNT_CAP + 5 }, (_, n) => row(n, n < 3 ? imei : '356938035643809')),
+    );
+  });
+  afterAll(async () => {
+    await app.close();
+    await database.close();
+  });
+
+  const search = (body: Record<string, unknown>) =>
+    app.inject({
+      method: 'POST',
+      url: '/api/v2/audit/search',
+      headers: { 'x-api-key': token },
+      payload: body,
+    });
+
+  it('counts no further than the cap and says so', async () => {
+    const response = await search({ action: 'command.', limit: 5 });
+    expect(response.statusCode).toBe(200);
+    const body = response.json();
+    expect(body).toMatchObject({ total: AUDIT_COUNT_CAP, totalCapped: true });
+    expect(body.items).toHaveLength(5);
+    const ids = body.items.map((item: { id: number }) => item.id);
+    expect(ids).toEqual([...ids].sort((a, b) => b - a));
+  });
+
+  it('finds an IMEI exactly, newest first, with its exact count', async () => {
+    const body = (await search({ imei })).json();
+    expect(body).toMatchObject({ total: 3, totalCapped: false });
+    expect(body.items.map((item: { target: string }) => item.target)).toEqual([imei, imei, imei]);
+    expect(body.items.map((item: { details: string }) => JSON.parse(item.details).n)).toEqual([2, 1, 0]);
+  });
+});
