@@ -8,7 +8,7 @@ export interface TestUser {
 }
 
 /** Every test account signs in with this password. */
-export const PASSWORD = 'Secret#123';
+export const PASSWORD = 'Secret#123-lendlock';
 
 /** Accounts created once in the template database (globalSetup) and so present in every test server. */
 export const USERS = {

@@ -7,6 +7,7 @@ import type { UserLevel } from '@lendlock/contract';
 import { sql } from 'kysely';
 import type { Config } from './config';
 import type { Database } from './db/database';
+import { passwordProblem } from './lib/password-policy';
 import { generatePassword } from './lib/secrets';
 import { appendAudit } from './modules/audit/repository';
 import { countUsers } from './modules/users/repository';
@@ -52,10 +53,13 @@ export async function bootstrap(config: Config, database: Database): Promise<Boo
     const created: BootstrapResult['created'] = [];
     const superEmail = config.bootstrapSuperadminEmail ?? `superadmin@${domain}`;
     const superPassword = config.bootstrapSuperadminPassword ?? generatePassword();
+    // The same password rule as every account (length, breached list); a start with a weak one stops.
+    const problem = passwordProblem(superPassword, config.passwordMinLength);
+    if (problem) throw new Error(`BOOTSTRAP_SUPERADMIN_PASSWORD: ${problem}`);
     await createUser(
       trx,
       { email: superEmail, phone: null, password: superPassword, userlevel: 'SUPERADMIN', permissions: [] },
-      { ...rules, passwordMinLength: 8, skipDomainCheck: true },
+      { ...rules, skipDomainCheck: true },
     );
     created.push({
       level: 'SUPERADMIN',

@@ -50,7 +50,9 @@ describe('processes', () => {
     expect(result.stderr).not.toMatch(/at .*\.ts:\d+/);
   });
 
-  it('creates users of any level with the CLI, refusing bad input with the spec message', async () => {
+  it('creates users of any level with the CLI, refusing bad input with the spec message', {
+    timeout: 180_000,
+  }, async () => {
     const dataDir = dataDirFromTemplate();
     const ok = cli(
       [
@@ -63,7 +65,7 @@ describe('processes', () => {
         '--level',
         'ADMIN',
         '--password',
-        'Secret#123',
+        'Secret#123-lendlock',
       ],
       dataDir,
     );
@@ -75,18 +77,45 @@ describe('processes', () => {
     );
     expect(generated.stdout).toMatch(/^SUPERADMIN login: boss@lendlock\.com \/ \S{16,}$/m);
     const badPhone = cli(
-      ['user', 'create', '--email', 'x@lendlock.com', '--phone', '12345', '--password', 'Secret#123'],
+      [
+        'user',
+        'create',
+        '--email',
+        'x@lendlock.com',
+        '--phone',
+        '12345',
+        '--password',
+        'Secret#123-lendlock',
+      ],
       dataDir,
     );
     expect(badPhone.status).toBe(2);
     expect(badPhone.stderr.trim()).toBe('Enter a valid 10 digits number');
     const badDomain = cli(
-      ['user', 'create', '--email', 'x@gmail.com', '--phone', '9123456782', '--password', 'Secret#123'],
+      [
+        'user',
+        'create',
+        '--email',
+        'x@gmail.com',
+        '--phone',
+        '9123456782',
+        '--password',
+        'Secret#123-lendlock',
+      ],
       dataDir,
     );
     expect(badDomain.stderr.trim()).toBe('Invalid email domain');
     const duplicate = cli(
-      ['user', 'create', '--email', 'OPS@lendlock.com', '--phone', '9123456783', '--password', 'Secret#123'],
+      [
+        'user',
+        'create',
+        '--email',
+        'OPS@lendlock.com',
+        '--phone',
+        '9123456783',
+        '--password',
+        'Secret#123-lendlock',
+      ],
       dataDir,
     );
     expect(duplicate.status).toBe(2);

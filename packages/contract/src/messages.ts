@@ -81,6 +81,8 @@ export const MESSAGES = {
   resetTokenMissing: 'Invalid or missing token. Please request a new reset link.',
   resetTokenInvalid: 'Token is missing or invalid.',
   passwordsDoNotMatch: 'Passwords do not match.',
+  /** The server's check against its list of breached and common passwords (ASVS 5.0 V6.2). */
+  passwordTooCommon: 'Password is too common or known from a data breach',
   passwordFlowError: 'An error occurred. Please try again.',
   passwordResetSuccess: 'Password reset successful. Redirecting to login...',
   resetLinkSent: 'Password reset link sent to your email.',

@@ -21,7 +21,6 @@ export class AppError extends Error {
 }
 
 export const badRequest = (message: string) => new AppError(400, 'VALIDATION_FAILED', message);
-export const unauthenticated = (message: string) => new AppError(401, 'UNAUTHENTICATED', message);
 export const forbidden = (message: string) => new AppError(403, 'FORBIDDEN', message);
 export const notFound = (message: string) => new AppError(404, 'NOT_FOUND', message);
 export const conflict = (message: string) => new AppError(409, 'CONFLICT', message);

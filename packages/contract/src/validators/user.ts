@@ -18,9 +18,17 @@ export function validatePhone(phone: string): string | null {
   return /^\d{10}$/.test(phone.trim()) ? null : MESSAGES.invalidPhone;
 }
 
+/** The smallest PASSWORD_MIN_LENGTH a deployment may choose; 12 is the default (ASVS 5.0 V6.2.1). */
+export const PASSWORD_MIN_LENGTH_FLOOR = 8;
+export const PASSWORD_MIN_LENGTH_DEFAULT = 12;
+
+/**
+ * The password rule the console and the server share: a length, counted in characters (code points), and
+ * no composition rule (ASVS 5.0 V6.2). The server also refuses breached and common passwords.
+ */
 export function validatePassword(password: string, minLength: number): string | null {
   if (password === '') return 'Password is required';
-  return password.length < minLength ? `Password must be at least ${minLength} characters` : null;
+  return [...password].length < minLength ? `Password must be at least ${minLength} characters` : null;
 }
 
 export interface AddUserForm {

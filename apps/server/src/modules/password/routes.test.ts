@@ -267,14 +267,28 @@ describe.each(databaseKinds())('forgot and reset password on %s', (kind) => {
     expect((await inject(key, 'GET', '/api/homeData.php')).statusCode).toBe(200);
   });
 
-  it('refuses a missing token and a too-short password, changing nothing', async () => {
+  it('refuses a missing token, a too-short password and a breached one, changing nothing', async () => {
     expect((await reset('', 'whatever-long')).json().message).toBe(MESSAGES.resetTokenInvalid);
     const user = await buildUser(database);
+    const hashBefore = async () =>
+      (
+        await database.db
+          .selectFrom('users')
+          .select('password_hash')
+          .where('id', '=', user.id)
+          .executeTakeFirstOrThrow()
+      ).password_hash;
+    const before = await hashBefore();
     await forgot(user.email);
     const token = linkIn(await mailTo(user.email));
-    const short = await reset(token, 'abc');
+    const short = await reset(token, 'abcdefghijk');
     expect(short.statusCode).toBe(400);
-    expect(short.json().message).toBe('Password must be at least 8 characters');
+    expect(short.json().message).toBe('Password must be at least 12 characters');
+    // On the list of breached and common passwords, whatever its case.
+    const breached = await reset(token, 'IloveYou1234');
+    expect(breached.statusCode).toBe(400);
+    expect(breached.json().message).toBe(MESSAGES.passwordTooCommon);
+    expect(await hashBefore()).toBe(before);
     expect((await reset(token, 'long-enough-now')).statusCode).toBe(200);
   });
 });

@@ -8,11 +8,12 @@
  * answer has left, so the answer takes the same time whether or not the address belongs to anyone. The
  * mail is written to the outbox in the token's transaction and sent by the outbox worker, with retries.
  */
-import { MESSAGES, RESET_TOKEN_TTL_MS, validatePassword } from '@lendlock/contract';
+import { MESSAGES, RESET_TOKEN_TTL_MS } from '@lendlock/contract';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import { inTransaction } from '../../db/transaction';
 import type { DB } from '../../db/types';
+import { passwordProblem } from '../../lib/password-policy';
 import { hashPassword, randomSecret, sha256Hex } from '../../lib/secrets';
 import { badRequest } from '../../plugins/errors';
 import type { Mailer } from '../../plugins/mailer';
@@ -148,7 +149,7 @@ export async function resetPassword(
   address: string,
 ): Promise<void> {
   if (!token) throw badRequest(MESSAGES.resetTokenInvalid);
-  const problem = validatePassword(newPassword, ctx.passwordMinLength);
+  const problem = passwordProblem(newPassword, ctx.passwordMinLength);
   if (problem) throw badRequest(problem);
   const passwordHash = await hashPassword(newPassword);
   await inTransaction(ctx.db, async (trx) => {

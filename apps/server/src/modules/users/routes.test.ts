@@ -118,11 +118,11 @@ describe.each(databaseKinds())('user management on %s', (kind) => {
     const response = await call(adminSession, 'POST', 'addUser.php', {
       email: 'new.operator@lendlock.in',
       phone: '9811111111',
-      password: 'Str0ng-pass',
+      password: 'Str0ng-passphrase',
       permissions: ids,
     });
     expect(response.json()).toEqual({ status: 'success', message: MESSAGES.userAdded });
-    const session = await loginAs(app, { email: 'new.operator@lendlock.in', password: 'Str0ng-pass' });
+    const session = await loginAs(app, { email: 'new.operator@lendlock.in', password: 'Str0ng-passphrase' });
     expect(session.permissions.map((p) => p.permission_name).sort()).toEqual(['auditReport', 'reports']);
     const audit = await database.db
       .selectFrom('audit_log')
@@ -135,16 +135,20 @@ describe.each(databaseKinds())('user management on %s', (kind) => {
   });
 
   it.each([
-    [{ email: 'x@gmail.com', phone: '9822222222', password: 'Str0ng-pass' }, MESSAGES.invalidEmailDomain],
-    [{ email: 'x@lendlock.com', phone: '98222', password: 'Str0ng-pass' }, MESSAGES.invalidPhone],
-    [{ email: 'x@lendlock.com', phone: '98222222221', password: 'Str0ng-pass' }, MESSAGES.invalidPhone],
+    [
+      { email: 'x@gmail.com', phone: '9822222222', password: 'Str0ng-passphrase' },
+      MESSAGES.invalidEmailDomain,
+    ],
+    [{ email: 'x@lendlock.com', phone: '98222', password: 'Str0ng-passphrase' }, MESSAGES.invalidPhone],
+    [{ email: 'x@lendlock.com', phone: '98222222221', password: 'Str0ng-passphrase' }, MESSAGES.invalidPhone],
     [{ email: 'x@lendlock.com', phone: '9822222222', password: '' }, 'Password is required'],
     [
-      { email: 'x@lendlock.com', phone: '9822222222', password: 'short' },
-      'Password must be at least 8 characters',
+      { email: 'x@lendlock.com', phone: '9822222222', password: 'short-pass' },
+      'Password must be at least 12 characters',
     ],
+    [{ email: 'x@lendlock.com', phone: '9822222222', password: 'Password1234' }, MESSAGES.passwordTooCommon],
     [
-      { email: 'x@lendlock.com', phone: '9822222222', password: 'Str0ng-pass', permissions: [99999] },
+      { email: 'x@lendlock.com', phone: '9822222222', password: 'Str0ng-passphrase', permissions: [99999] },
       'Unknown permission: 99999',
     ],
   ])('refuses a bad new user (%o) with its message and stores nothing', async (body, message) => {
@@ -160,7 +164,7 @@ describe.each(databaseKinds())('user management on %s', (kind) => {
     const byEmail = await call(adminSession, 'POST', 'addUser.php', {
       email: existing.email.toUpperCase(),
       phone: '9833333333',
-      password: 'Str0ng-pass',
+      password: 'Str0ng-passphrase',
       permissions: [],
     });
     expect(byEmail.statusCode).toBe(409);
@@ -168,7 +172,7 @@ describe.each(databaseKinds())('user management on %s', (kind) => {
     const byPhone = await call(adminSession, 'POST', 'addUser.php', {
       email: 'other@lendlock.com',
       phone: existing.phone,
-      password: 'Str0ng-pass',
+      password: 'Str0ng-passphrase',
       permissions: [],
     });
     expect(byPhone.json().message).toBe(USER_MESSAGES.phoneTaken);
@@ -259,7 +263,7 @@ describe.each(databaseKinds())('user management on %s', (kind) => {
       call(adminSession, 'POST', 'addUser.php', {
         email: 'boss@lendlock.com',
         phone: '9866666666',
-        password: 'Str0ng-pass',
+        password: 'Str0ng-passphrase',
         permissions: [],
         userlevel: 'SUPERADMIN',
       }),
@@ -309,7 +313,7 @@ describe.each(databaseKinds())('user management on %s', (kind) => {
     const response = await call(superSession, 'POST', 'addUser.php', {
       email: 'lead@lendlock.com',
       phone: '9877777777',
-      password: 'Str0ng-pass',
+      password: 'Str0ng-passphrase',
       permissions: [],
       userlevel: 'ADMIN',
     });

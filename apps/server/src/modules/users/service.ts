@@ -10,12 +10,12 @@ import {
   type UserLevel,
   type UserStatus,
   validateEmailDomain,
-  validatePassword,
   validatePhone,
 } from '@lendlock/contract';
 import type { Kysely, Transaction } from 'kysely';
 import { inTransaction } from '../../db/transaction';
 import type { DB, UserRow } from '../../db/types';
+import { passwordProblem } from '../../lib/password-policy';
 import { hashPassword } from '../../lib/secrets';
 import type { Principal } from '../../plugins/auth';
 import { AppError, badRequest, conflict, forbidden, notFound } from '../../plugins/errors';
@@ -103,7 +103,7 @@ export async function createUser(db: Kysely<DB>, input: NewUserInput, rules: Use
   if (!rules.skipDomainCheck) check(validateEmailDomain(email, rules.allowedEmailDomains));
   const phone = input.phone?.trim() || null;
   if (phone !== null || !rules.skipDomainCheck) check(validatePhone(phone ?? ''));
-  check(validatePassword(input.password, rules.passwordMinLength));
+  check(passwordProblem(input.password, rules.passwordMinLength));
   const ids = await resolvePermissionIds(db, input.permissions);
   const taken = await existsEmailOrPhone(db, email, phone);
   if (taken.email) throw conflict(USER_MESSAGES.emailTaken);
