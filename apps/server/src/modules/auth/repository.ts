@@ -144,6 +144,8 @@ export async function reserveAttempt(
   if (limits.length === 0) return [];
   const keys = [...new Set(limits.map((l) => l.key))].sort();
   return inTransaction(db, async (trx) => {
+    // `now()` is this transaction's start: one that waited for another's row may find a window that
+    // opened after it started, so the time left is capped at the window (never '16 minutes' of 15).
     const expired = sql`login_throttle.window_start <= ${windowOf(windowMs)}`;
     const { rows } = await sql<{ key: string; failures: number; retry_after_ms: number }>`
       INSERT INTO login_throttle (key, window_start, failures)
@@ -151,8 +153,8 @@ export async function reserveAttempt(
       ON CONFLICT (key) DO UPDATE SET
         failures = CASE WHEN ${expired} THEN 1 ELSE login_throttle.failures + 1 END,
         window_start = CASE WHEN ${expired} THEN now() ELSE login_throttle.window_start END
-      RETURNING key, failures, greatest(0, 1000 * extract(epoch from
-        (window_start + ${windowMs} * interval '1 millisecond' - now())))::float8
+      RETURNING key, failures, least(${windowMs}::float8, greatest(0, 1000 * extract(epoch from
+        (window_start + ${windowMs} * interval '1 millisecond' - now()))))::float8
         AS retry_after_ms`.execute(trx);
     const blocked = rows.flatMap((row) => {
       const max = Math.min(...limits.filter((l) => l.key === row.key).map((l) => l.max));
