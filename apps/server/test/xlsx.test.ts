@@ -6,7 +6,8 @@
 import { PassThrough, Writable } from 'node:stream';
 import ExcelJS from 'exceljs';
 import { describe, expect, it } from 'vitest';
-import { sheetName, type XlsxCell, xlsxWriter, xmlText } from '../src/modules/reports/xlsx';
+import yauzl from 'yauzl';
+import { sheetName, writeXlsx, type XlsxCell, xlsxWriter, xmlText } from '../src/modules/reports/xlsx';
 
 /** Writes `rows` and returns the file, read by a consumer that takes `delayEvery` chunks slowly. */
 async function writeFile(
@@ -51,6 +52,26 @@ async function readBack(file: Buffer): Promise<{ name: string; rows: unknown[][]
     rows.push((row.values as unknown[]).slice(1));
   });
   return { name: sheet.name, rows };
+}
+
+/**
+ * Every entry of a zip as yauzl, a zip reader of its own, reads it: name, the sizes the central directory
+ * records, and the inflated text (yauzl checks each entry's CRC-32 and sizes while it reads).
+ */
+async function unzipped(file: Buffer): Promise<{ name: string; size: number; text: string }[]> {
+  const zip = await yauzl.fromBufferPromise(file, { lazyEntries: true, validateEntrySizes: true });
+  const entries: { name: string; size: number; text: string }[] = [];
+  for await (const entry of zip.eachEntry()) {
+    const stream = await zip.openReadStreamPromise(entry);
+    const chunks: Buffer[] = [];
+    for await (const chunk of stream) chunks.push(chunk as Buffer);
+    entries.push({
+      name: entry.fileName,
+      size: entry.uncompressedSize,
+      text: Buffer.concat(chunks).toString('utf8'),
+    });
+  }
+  return entries;
 }
 
 /** The names of a zip's entries, from its central directory. */
@@ -125,6 +146,86 @@ describe('the xlsx writer', () => {
     }
     expect(output.destroyed).toBe(true);
     expect(written).toBeLessThan(200_000);
+  });
+
+  it('makes a zip a separate reader opens: every entry deflated, its CRC and sizes right', async () => {
+    const rows: XlsxCell[][] = [['Id', 'Name']];
+    for (let r = 1; r <= 5000; r++) rows.push([r, `name ${r}`]);
+    const file = await writeFile('Checked', rows);
+    const entries = await unzipped(file);
+    expect(entries.map((e) => e.name)).toEqual([
+      '[Content_Types].xml',
+      '_rels/.rels',
+      'docProps/app.xml',
+      'docProps/core.xml',
+      'xl/workbook.xml',
+      'xl/_rels/workbook.xml.rels',
+      'xl/styles.xml',
+      'xl/worksheets/sheet1.xml',
+    ]);
+    const sheet = entries.find((e) => e.name === 'xl/worksheets/sheet1.xml');
+    expect(sheet?.size).toBe(Buffer.byteLength(sheet?.text ?? ''));
+    expect(sheet?.text).toContain('<c r="B5001" t="str"><v>name 5000</v></c></row></sheetData>');
+    expect(entries.find((e) => e.name === 'xl/workbook.xml')?.text).toContain(
+      '<sheet name="Checked" sheetId="1" r:id="rId2"/>',
+    );
+    // Deflated: the file is much smaller than the text it holds.
+    expect(file.length).toBeLessThan(entries.reduce((sum, e) => sum + e.size, 0) / 3);
+  });
+
+  it('writes a workbook of several sheets, each read back under its name with its rows', async () => {
+    const output = new PassThrough();
+    const chunks: Buffer[] = [];
+    output.on('data', (chunk: Buffer) => chunks.push(chunk));
+    await writeXlsx(output, [
+      {
+        name: 'Registration Details',
+        rows: [
+          ['IMEI 1', 'Brand'],
+          ['356938035643809', 'Samsung'],
+        ],
+      },
+      { name: 'Released Details', rows: [['IMEI 1', 'Released By']] },
+      {
+        name: 'De-enroll & Re-registration',
+        rows: [
+          ['IMEI 1', 'Action'],
+          ['356938035643809', 'DEENROLL'],
+        ],
+      },
+    ]);
+    const file = Buffer.concat(chunks);
+    const names = (await unzipped(file)).map((e) => e.name);
+    expect(names.filter((n) => n.startsWith('xl/worksheets/'))).toEqual([
+      'xl/worksheets/sheet1.xml',
+      'xl/worksheets/sheet2.xml',
+      'xl/worksheets/sheet3.xml',
+    ]);
+    const workbook = new ExcelJS.Workbook();
+    await workbook.xlsx.load(file as unknown as ArrayBuffer);
+    const sheets = workbook.worksheets.map((sheet) => {
+      const rows: unknown[][] = [];
+      sheet.eachRow((row) => rows.push((row.values as unknown[]).slice(1)));
+      return { name: sheet.name, rows };
+    });
+    expect(sheets).toEqual([
+      {
+        name: 'Registration Details',
+        rows: [
+          ['IMEI 1', 'Brand'],
+          ['356938035643809', 'Samsung'],
+        ],
+      },
+      { name: 'Released Details', rows: [['IMEI 1', 'Released By']] },
+      {
+        name: 'De-enroll & Re-registration',
+        rows: [
+          ['IMEI 1', 'Action'],
+          ['356938035643809', 'DEENROLL'],
+        ],
+      },
+    ]);
+    expect(() => xlsxWriter(new PassThrough(), ['Same', 'same'])).toThrow('Sheet names must differ');
   });
 
   it('names sheets as Excel allows and escapes XML text', () => {

@@ -1,19 +1,28 @@
 import {
   type AuditRow,
   type AuditSearch,
+  auditBrand,
   auditExportFileName,
+  auditFileName,
+  auditReportExportQuerySchema,
   auditSearchResponseSchema,
   auditSearchSchema,
+  isAuditEmpty,
+  MESSAGES,
 } from '@lendlock/contract';
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppContext } from '../../app';
 import { requirePrincipal } from '../../plugins/auth';
-import { badRequest } from '../../plugins/errors';
-import { streamXlsx } from '../reports/export';
-import { type AuditScope, auditSource } from './repository';
+import { badRequest, notFound } from '../../plugins/errors';
+import { auditReport } from '../devices/service';
+import { attachment, auditReportXlsx, streamXlsx } from '../reports/export';
+import { AUDIT_COUNT_CAP, type AuditScope, appendAudit, auditSource } from './repository';
 
-/** The SUPERADMIN's audit log search and export (append-only; the database refuses UPDATE and DELETE). */
+/**
+ * The SUPERADMIN's audit log search and export (append-only; the database refuses UPDATE and DELETE),
+ * and the Audit Report By IMEI's xlsx download.
+ */
 export function auditRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   const checkRange = (search: AuditSearch) => {
     if (search.from && search.to && search.from > search.to)
@@ -40,14 +49,16 @@ export function auditRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       async (request) => {
         checkRange(request.body);
         const source = auditSource(ctx.db, request.body, scopeOf(request));
-        const [rows, total] = await Promise.all([
+        // The count stops at AUDIT_COUNT_CAP: a search never counts the whole log.
+        const [rows, counted] = await Promise.all([
           source.page(request.body.offset, request.body.limit),
-          source.count(),
+          source.countUpTo(AUDIT_COUNT_CAP),
         ]);
         return {
           status: 'success' as const,
           items: rows.map(({ _key, ...row }) => row as AuditRow),
-          total,
+          total: counted.total,
+          totalCapped: counted.capped,
         };
       },
     );
@@ -67,6 +78,40 @@ export function auditRoutes(ctx: AppContext): FastifyPluginAsyncZod {
           .header('cache-control', 'no-store')
           .header('x-total-rows', String(await source.count()))
           .send(stream);
+      },
+    );
+
+    // The Audit Report By IMEI (spec §2) as an xlsx file, written by the server's own xlsx writer:
+    // `AuditReport_{brand}_imei-{imei}.xlsx`, one sheet per section (the report's permission, as
+    // auditReportByImei.php; a retailer user's scope alike).
+    app.get(
+      '/api/v2/auditReport/export',
+      { schema: { querystring: auditReportExportQuerySchema } },
+      async (request, reply) => {
+        const principal = requirePrincipal(request);
+        const { imei1, timeZone } = request.query;
+        const audit = await auditReport(ctx.db, principal, imei1);
+        if (isAuditEmpty(audit)) throw notFound(MESSAGES.auditEmpty);
+        const file = await auditReportXlsx(audit, timeZone ?? ctx.config.reportTimeZone);
+        const name = auditFileName(auditBrand(audit), imei1);
+        await appendAudit(ctx.db, {
+          actor: principal,
+          action: 'auditReport.export',
+          target: imei1,
+          address: request.ip,
+          result: 'success',
+          details: {
+            registration: audit.registration.length,
+            release: audit.release.length,
+            deenroll: audit.deenroll.length,
+            commands: audit.commands.length,
+          },
+        });
+        return reply
+          .header('content-type', 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet')
+          .header('content-disposition', attachment(name))
+          .header('cache-control', 'no-store')
+          .send(file);
       },
     );
   };

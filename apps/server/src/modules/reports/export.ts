@@ -3,10 +3,10 @@
  * straight into the response through the zip compressor (`xlsx.ts`, ADR 0006), so a million-row report
  * runs in bounded memory. Cells that a spreadsheet would read as formulas are neutralised.
  */
-import { PassThrough } from 'node:stream';
-import { neutraliseFormula } from '@lendlock/contract';
+import { PassThrough, Writable } from 'node:stream';
+import { type AuditResponse, auditTables, formatDateTimeIn, neutraliseFormula } from '@lendlock/contract';
 import type { RowSource } from './sources';
-import { xlsxWriter } from './xlsx';
+import { writeXlsx, xlsxWriter } from './xlsx';
 
 const PAGE = 5000;
 
@@ -55,4 +55,39 @@ export function streamXlsx(
   })();
   done.catch((error: unknown) => stream.destroy(error as Error));
   return { stream, done };
+}
+
+/**
+ * The Audit Report By IMEI as an xlsx file (spec §9): one sheet per section, headers first, date-times in
+ * `timeZone` as the screen shows them (`auditTables`, the contract's one definition of the report). A
+ * report holds at most a few thousand rows, so the file is made whole, in memory, before it is sent.
+ */
+export async function auditReportXlsx(
+  audit: Omit<AuditResponse, 'status'>,
+  timeZone: string,
+): Promise<Buffer> {
+  const sheets = auditTables(audit, (iso) => formatDateTimeIn(iso, timeZone)).map((table) => ({
+    name: table.sheet,
+    rows: [table.header, ...table.rows].map((row) => row.map(cellValue)),
+  }));
+  const chunks: Buffer[] = [];
+  const output = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      chunks.push(chunk);
+      done();
+    },
+  });
+  await writeXlsx(output, sheets, { zlibLevel: XLSX_ZLIB_LEVEL });
+  return Buffer.concat(chunks);
+}
+
+/**
+ * A content-disposition value for a download named `name`: the name itself when it is plain printable
+ * ASCII, else an ASCII stand-in (`_` for each other character) and the UTF-8 name (RFC 6266), so a name
+ * made of data (a device's brand) never makes an invalid header.
+ */
+export function attachment(name: string): string {
+  const ascii = name.replace(/[^\x20-\x7e]|["\\]/g, '_');
+  if (ascii === name) return `attachment; filename="${name}"`;
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)}`;
 }

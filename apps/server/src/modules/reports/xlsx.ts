@@ -1,6 +1,7 @@
 /**
- * A one-sheet xlsx written as a stream (ADR 0006): the sheet's SpreadsheetML is made row by row as text
- * and deflated by archiver (zlib, in the thread pool) into the output, beside the thread that makes it.
+ * An xlsx written as a stream (ADR 0006): each sheet's SpreadsheetML is made row by row as text and
+ * deflated by yazl's zip writer (zlib, in the thread pool) into the output, beside the thread that makes
+ * it. A workbook has one sheet (the exports) or several, written one after the other (the Audit Report).
  * The parts and the cells are those ExcelJS's streaming writer makes with the export's options (no styles
  * applied, no shared strings: numbers as `<v>`, text as `t="str"`, empty cells left out), so a file reads
  * the same in Excel, LibreOffice, ExcelJS and the console; what ExcelJS adds per cell (a Cell object, its
@@ -9,7 +10,7 @@
  */
 import type { Writable } from 'node:stream';
 import { PassThrough } from 'node:stream';
-import archiver from 'archiver';
+import { ZipFile } from 'yazl';
 
 export type XlsxCell = string | number | null;
 
@@ -18,11 +19,31 @@ const MAIN_NS = 'http://schemas.openxmlformats.org/spreadsheetml/2006/main';
 const REL_NS = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';
 const PACKAGE_REL_NS = 'http://schemas.openxmlformats.org/package/2006/relationships';
 
-const CONTENT_TYPES = `${XML_HEAD}<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/xl/workbook.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/><Override PartName="/xl/worksheets/sheet1.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/><Override PartName="/xl/styles.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.styles+xml"/><Override PartName="/docProps/core.xml" ContentType="application/vnd.openxmlformats-package.core-properties+xml"/><Override PartName="/docProps/app.xml" ContentType="application/vnd.openxmlformats-officedocument.extended-properties+xml"/></Types>`;
+/** 1 … count. Sheet n is the part `xl/worksheets/sheet{n}.xml`, relationship `rId{n + 1}`. */
+const sheetNumbers = (count: number) => Array.from({ length: count }, (_, i) => i + 1);
+
+const contentTypes = (sheets: number) =>
+  `${XML_HEAD}<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/xl/workbook.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/>${sheetNumbers(
+    sheets,
+  )
+    .map(
+      (n) =>
+        `<Override PartName="/xl/worksheets/sheet${n}.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/>`,
+    )
+    .join(
+      '',
+    )}<Override PartName="/xl/styles.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.styles+xml"/><Override PartName="/docProps/core.xml" ContentType="application/vnd.openxmlformats-package.core-properties+xml"/><Override PartName="/docProps/app.xml" ContentType="application/vnd.openxmlformats-officedocument.extended-properties+xml"/></Types>`;
 
 const ROOT_RELS = `${XML_HEAD}<Relationships xmlns="${PACKAGE_REL_NS}"><Relationship Id="rId1" Type="${REL_NS}/officeDocument" Target="xl/workbook.xml"/><Relationship Id="rId2" Type="http://schemas.openxmlformats.org/package/2006/relationships/metadata/core-properties" Target="docProps/core.xml"/><Relationship Id="rId3" Type="${REL_NS}/extended-properties" Target="docProps/app.xml"/></Relationships>`;
 
-const WORKBOOK_RELS = `${XML_HEAD}<Relationships xmlns="${PACKAGE_REL_NS}"><Relationship Id="rId1" Type="${REL_NS}/styles" Target="styles.xml"/><Relationship Id="rId2" Type="${REL_NS}/worksheet" Target="worksheets/sheet1.xml"/></Relationships>`;
+const workbookRels = (sheets: number) =>
+  `${XML_HEAD}<Relationships xmlns="${PACKAGE_REL_NS}"><Relationship Id="rId1" Type="${REL_NS}/styles" Target="styles.xml"/>${sheetNumbers(
+    sheets,
+  )
+    .map(
+      (n) => `<Relationship Id="rId${n + 1}" Type="${REL_NS}/worksheet" Target="worksheets/sheet${n}.xml"/>`,
+    )
+    .join('')}</Relationships>`;
 
 /** The default style sheet: one font, the two required fills, one border, one cell format (ExcelJS's). */
 const STYLES = `${XML_HEAD}<styleSheet xmlns="${MAIN_NS}"><fonts count="1"><font><sz val="11"/><color theme="1"/><name val="Calibri"/><family val="2"/><scheme val="minor"/></font></fonts><fills count="2"><fill><patternFill patternType="none"/></fill><fill><patternFill patternType="gray125"/></fill></fills><borders count="1"><border><left/><right/><top/><bottom/><diagonal/></border></borders><cellStyleXfs count="1"><xf numFmtId="0" fontId="0" fillId="0" borderId="0"/></cellStyleXfs><cellXfs count="1"><xf numFmtId="0" fontId="0" fillId="0" borderId="0" xfId="0"/></cellXfs><cellStyles count="1"><cellStyle name="Normal" xfId="0" builtinId="0"/></cellStyles><dxfs count="0"/><tableStyles count="0" defaultTableStyle="TableStyleMedium2" defaultPivotStyle="PivotStyleLight16"/></styleSheet>`;
@@ -71,42 +92,62 @@ function columnLetters(count: number): string[] {
 const WRITE_CHARS = 64 * 1024;
 
 export interface XlsxWriter {
-  /** Adds a row (the first one is the header); resolves at once unless the output needs to drain. */
+  /** Adds a row to the current sheet (the first one is its header); resolves at once unless the output needs to drain. */
   addRow(cells: readonly XlsxCell[]): Promise<void> | undefined;
-  /** Ends the sheet and the zip; resolves when the whole file has been handed to `output`. */
+  /** Ends the current sheet; the next rows go to the next sheet of `names`. */
+  nextSheet(): Promise<void>;
+  /** Ends the sheets (one not reached stays empty) and the zip; resolves when the whole file has been handed to `output`. */
   finish(): Promise<void>;
 }
 
 /**
- * Writes one sheet named `name` into `output`. The text of the rows is deflated in zlib's thread pool
- * while the caller makes the next rows; `addRow` returns a promise only when the compressor or the
- * output is full, so memory stays bounded by the streams' buffers.
+ * Writes a workbook with one sheet per name of `names` (one name: a one-sheet file) into `output`. The
+ * text of the rows is deflated in zlib's thread pool while the caller makes the next rows; `addRow`
+ * returns a promise only when the compressor or the output is full, so memory stays bounded by the
+ * streams' buffers. The sheets are zip entries written one after the other.
  */
-export function xlsxWriter(output: Writable, name: string, options: { zlibLevel?: number } = {}): XlsxWriter {
-  const zip = archiver('zip', { zlib: { level: options.zlibLevel ?? 6 } });
+export function xlsxWriter(
+  output: Writable,
+  names: string | readonly string[],
+  options: { zlibLevel?: number } = {},
+): XlsxWriter {
+  const titles = (typeof names === 'string' ? [names] : names).map((name) => xmlText(sheetName(name)));
+  if (titles.length === 0) throw new Error('A workbook needs a sheet.');
+  if (new Set(titles.map((t) => t.toLowerCase())).size !== titles.length)
+    throw new Error(`Sheet names must differ: ${titles.join(', ')}`);
+  const level = options.zlibLevel ?? 6;
+  const zip = new ZipFile();
+  const entry = { compressionLevel: level };
+  const add = (text: string, name: string) => zip.addBuffer(Buffer.from(text, 'utf8'), name, entry);
   zip.on('error', (error: Error) => output.destroy(error));
-  zip.pipe(output);
+  zip.outputStream.pipe(output);
   const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
-  const title = xmlText(sheetName(name));
-  zip.append(CONTENT_TYPES, { name: '[Content_Types].xml' });
-  zip.append(ROOT_RELS, { name: '_rels/.rels' });
-  zip.append(
-    `${XML_HEAD}<Properties xmlns="http://schemas.openxmlformats.org/officeDocument/2006/extended-properties" xmlns:vt="http://schemas.openxmlformats.org/officeDocument/2006/docPropsVTypes"><Application>Lendlock</Application><HeadingPairs><vt:vector size="2" baseType="variant"><vt:variant><vt:lpstr>Worksheets</vt:lpstr></vt:variant><vt:variant><vt:i4>1</vt:i4></vt:variant></vt:vector></HeadingPairs><TitlesOfParts><vt:vector size="1" baseType="lpstr"><vt:lpstr>${title}</vt:lpstr></vt:vector></TitlesOfParts></Properties>`,
-    { name: 'docProps/app.xml' },
+  add(contentTypes(titles.length), '[Content_Types].xml');
+  add(ROOT_RELS, '_rels/.rels');
+  add(
+    `${XML_HEAD}<Properties xmlns="http://schemas.openxmlformats.org/officeDocument/2006/extended-properties" xmlns:vt="http://schemas.openxmlformats.org/officeDocument/2006/docPropsVTypes"><Application>Lendlock</Application><HeadingPairs><vt:vector size="2" baseType="variant"><vt:variant><vt:lpstr>Worksheets</vt:lpstr></vt:variant><vt:variant><vt:i4>${titles.length}</vt:i4></vt:variant></vt:vector></HeadingPairs><TitlesOfParts><vt:vector size="${titles.length}" baseType="lpstr">${titles.map((t) => `<vt:lpstr>${t}</vt:lpstr>`).join('')}</vt:vector></TitlesOfParts></Properties>`,
+    'docProps/app.xml',
   );
-  zip.append(
+  add(
     `${XML_HEAD}<cp:coreProperties xmlns:cp="http://schemas.openxmlformats.org/package/2006/metadata/core-properties" xmlns:dc="http://purl.org/dc/elements/1.1/" xmlns:dcterms="http://purl.org/dc/terms/" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"><dc:creator>Lendlock</dc:creator><dcterms:created xsi:type="dcterms:W3CDTF">${now}</dcterms:created><dcterms:modified xsi:type="dcterms:W3CDTF">${now}</dcterms:modified></cp:coreProperties>`,
-    { name: 'docProps/core.xml' },
+    'docProps/core.xml',
   );
-  zip.append(
-    `${XML_HEAD}<workbook xmlns="${MAIN_NS}" xmlns:r="${REL_NS}"><workbookPr/><sheets><sheet name="${title}" sheetId="1" r:id="rId2"/></sheets></workbook>`,
-    { name: 'xl/workbook.xml' },
+  add(
+    `${XML_HEAD}<workbook xmlns="${MAIN_NS}" xmlns:r="${REL_NS}"><workbookPr/><sheets>${titles
+      .map((t, i) => `<sheet name="${t}" sheetId="${i + 1}" r:id="rId${i + 2}"/>`)
+      .join('')}</sheets></workbook>`,
+    'xl/workbook.xml',
   );
-  zip.append(WORKBOOK_RELS, { name: 'xl/_rels/workbook.xml.rels' });
-  zip.append(STYLES, { name: 'xl/styles.xml' });
+  add(workbookRels(titles.length), 'xl/_rels/workbook.xml.rels');
+  add(STYLES, 'xl/styles.xml');
 
-  const sheet = new PassThrough({ highWaterMark: 256 * 1024 });
-  zip.append(sheet, { name: 'xl/worksheets/sheet1.xml' });
+  // Each sheet is a stream the zip deflates when its turn comes (entries are written in order).
+  const sheets = titles.map((_, i) => {
+    const sheet = new PassThrough({ highWaterMark: 256 * 1024 });
+    zip.addReadStream(sheet, `xl/worksheets/sheet${i + 1}.xml`, entry);
+    return sheet;
+  });
+  zip.end();
   const closed = new Promise<void>((resolve, reject) => {
     output.once('finish', resolve);
     output.once('close', resolve);
@@ -116,6 +157,7 @@ export function xlsxWriter(output: Writable, name: string, options: { zlibLevel?
   // Seen by `finish`; an export that stops early (its client went away) never asks.
   closed.catch(() => {});
 
+  let current = 0;
   let letters: string[] = [];
   let rowNumber = 0;
   let pending = SHEET_HEAD;
@@ -123,6 +165,7 @@ export function xlsxWriter(output: Writable, name: string, options: { zlibLevel?
   const drain = (): Promise<void> | undefined => {
     const text = pending;
     pending = '';
+    const sheet = sheets[current] as PassThrough;
     if (sheet.write(text)) return undefined;
     if (output.destroyed) return Promise.resolve();
     // Until the compressor has taken the text in, or the output is gone (its client went away).
@@ -135,6 +178,13 @@ export function xlsxWriter(output: Writable, name: string, options: { zlibLevel?
       sheet.once('drain', done);
       output.once('close', done);
     });
+  };
+
+  /** Writes the current sheet's tail and ends its stream. */
+  const endSheet = async () => {
+    pending += SHEET_TAIL;
+    await drain();
+    (sheets[current] as PassThrough).end();
   };
 
   return {
@@ -154,12 +204,42 @@ export function xlsxWriter(output: Writable, name: string, options: { zlibLevel?
       pending += `${xml}</row>`;
       return pending.length >= WRITE_CHARS ? drain() : undefined;
     },
+    async nextSheet() {
+      if (current + 1 >= sheets.length) throw new Error('No sheet after the last one.');
+      await endSheet();
+      current++;
+      rowNumber = 0;
+      pending = SHEET_HEAD;
+    },
     async finish() {
-      pending += SHEET_TAIL;
-      await drain();
-      sheet.end();
-      await zip.finalize();
+      await endSheet();
+      while (current + 1 < sheets.length) {
+        current++;
+        pending = SHEET_HEAD;
+        await endSheet();
+      }
       await closed;
     },
   };
+}
+
+/** Writes a small workbook whose rows are all in memory (the Audit Report): one sheet per entry. */
+export async function writeXlsx(
+  output: Writable,
+  sheets: readonly { name: string; rows: readonly (readonly XlsxCell[])[] }[],
+  options: { zlibLevel?: number } = {},
+): Promise<void> {
+  const writer = xlsxWriter(
+    output,
+    sheets.map((sheet) => sheet.name),
+    options,
+  );
+  for (const [index, sheet] of sheets.entries()) {
+    if (index > 0) await writer.nextSheet();
+    for (const row of sheet.rows) {
+      const full = writer.addRow(row);
+      if (full) await full;
+    }
+  }
+  await writer.finish();
 }
