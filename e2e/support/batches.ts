@@ -48,13 +48,19 @@ export async function chooseFile(
   await panel.locator('input[type="file"]').setInputFiles({ name, mimeType, buffer });
 }
 
-/** Clicks and returns the download it starts: its suggested name and its text. */
+/**
+ * Clicks and returns the download it starts: its suggested name, its bytes, and its text after the UTF-8
+ * BOM that every CSV download starts with (`bom` says whether it did; issue 17.9).
+ */
 export async function downloadOf(
   page: Page,
   click: () => Promise<void>,
-): Promise<{ name: string; text: string }> {
+): Promise<{ name: string; text: string; bom: boolean; bytes: Buffer }> {
   const [started] = await Promise.all([page.waitForEvent('download') as Promise<Download>, click()]);
-  return { name: started.suggestedFilename(), text: await readFile(await started.path(), 'utf8') };
+  const bytes = await readFile(await started.path());
+  const text = bytes.toString('utf8');
+  const bom = text.startsWith('\uFEFF');
+  return { name: started.suggestedFilename(), text: bom ? text.slice(1) : text, bom, bytes };
 }
 
 /** The text of each cell of the rendered body rows of the table inside `scope` (spacer rows left out). */

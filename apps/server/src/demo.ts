@@ -132,18 +132,59 @@ async function seedHistory(app: FastifyInstance, fleet: Fleet): Promise<void> {
   await new Promise((resolve) => setTimeout(resolve, 1500));
   await commands.drain();
 
-  // Spread the history over the past weeks (registrations first, commands after them).
-  const days = (n: number) => sql<Date>`now() - (${n} * interval '1 day') * random()`;
-  await sql`UPDATE registrations SET created_at = ${days(HISTORY_DAYS)}`.execute(db);
-  await sql`UPDATE devices d SET created_at = r.first, registered_at = r.last
-    FROM (SELECT imei1, min(created_at) AS first, max(created_at) AS last FROM registrations GROUP BY imei1) r
-    WHERE r.imei1 = d.imei1`.execute(db);
-  await sql`UPDATE commands c SET created_at = d.created_at + (now() - d.created_at) * random()
-    FROM devices d WHERE d.imei1 = c.imei1`.execute(db);
-  await sql`UPDATE commands SET sent_at = created_at + interval '1 second', delivered_at = created_at + interval '2 seconds',
-    completed_at = created_at + interval '3 seconds' WHERE status IN ('EXECUTED', 'FAILED')`.execute(db);
-  await sql`UPDATE deenrollments e SET created_at = d.created_at + (now() - d.created_at) * random()
-    FROM devices d WHERE d.imei1 = e.imei1`.execute(db);
-  await sql`UPDATE releases r SET created_at = c.created_at + interval '3 seconds'
-    FROM commands c WHERE c.transaction_id = r.transaction_id`.execute(db);
+  await spreadHistory(app);
+}
+
+/**
+ * Spreads the history over the past weeks, in the order things happen on each device (issue 17.7): its
+ * first registration, then its commands in the order they were issued, then the de-enrollment right
+ * after the Formatted Device command that caused it (or the release right after its Release command),
+ * and a re-registration only after that. No command of a device is dated after its de-enrollment or
+ * release. Each device gets a timeline (`registered` → `ends`); its rows are placed on it.
+ */
+async function spreadHistory(app: FastifyInstance): Promise<void> {
+  // One transaction: the timeline is a temporary table of its connection, dropped at its end.
+  await app.ctx.db.transaction().execute(async (db) => {
+    // A de-enrolled or released device's story ends at 70 % of the way from its registration to now.
+    await sql`CREATE TEMP TABLE demo_timeline ON COMMIT DROP AS
+    SELECT imei1, registered,
+      CASE WHEN ended THEN registered + (now() - registered) * 0.7 ELSE now() - interval '10 minutes' END AS ends
+    FROM (
+      SELECT d.imei1,
+        now() - (${HISTORY_DAYS} * interval '1 day') * (0.15 + 0.85 * random()) AS registered,
+        EXISTS (SELECT 1 FROM deenrollments e WHERE e.imei1 = d.imei1)
+          OR EXISTS (SELECT 1 FROM releases r WHERE r.imei1 = d.imei1) AS ended
+      FROM devices d
+    ) t`.execute(db);
+    // The first registration opens the timeline; a re-registration comes after its end, before now.
+    await sql`UPDATE registrations g SET created_at = CASE WHEN o.rn = 1 THEN t.registered
+        ELSE t.ends + (now() - t.ends) * (o.rn - 1)::float / o.n END
+      FROM (SELECT id, imei1, row_number() OVER (PARTITION BY imei1 ORDER BY id) AS rn,
+              count(*) OVER (PARTITION BY imei1) AS n FROM registrations) o
+      JOIN demo_timeline t ON t.imei1 = o.imei1
+      WHERE g.id = o.id`.execute(db);
+    await sql`UPDATE devices d SET created_at = r.first, registered_at = r.last
+      FROM (SELECT imei1, min(created_at) AS first, max(created_at) AS last FROM registrations GROUP BY imei1) r
+      WHERE r.imei1 = d.imei1`.execute(db);
+    // Commands in issue order between the registration and the end; their later times follow them.
+    await sql`UPDATE commands c SET
+        created_at = o.at,
+        sent_at = CASE WHEN c.sent_at IS NULL THEN NULL ELSE o.at + interval '1 second' END,
+        delivered_at = CASE WHEN c.delivered_at IS NULL THEN NULL ELSE o.at + interval '2 seconds' END,
+        completed_at = CASE WHEN c.completed_at IS NULL THEN NULL ELSE o.at + interval '3 seconds' END,
+        expires_at = c.expires_at + (o.at - c.created_at)
+      FROM (SELECT c2.id, t.registered + (t.ends - t.registered)
+              * (row_number() OVER (PARTITION BY c2.imei1 ORDER BY c2.id))::float
+              / (count(*) OVER (PARTITION BY c2.imei1) + 1) AS at
+            FROM commands c2 JOIN demo_timeline t ON t.imei1 = c2.imei1) o
+      WHERE c.id = o.id`.execute(db);
+    await sql`UPDATE devices d SET last_command_at = m.last
+      FROM (SELECT imei1, max(created_at) AS last FROM commands GROUP BY imei1) m
+      WHERE m.imei1 = d.imei1 AND d.last_command_at IS NOT NULL`.execute(db);
+    // The de-enrollment and the release end the timeline, after the command that caused them.
+    await sql`UPDATE deenrollments e SET created_at = t.ends
+      FROM demo_timeline t WHERE t.imei1 = e.imei1`.execute(db);
+    await sql`UPDATE releases r SET created_at = t.ends
+      FROM demo_timeline t WHERE t.imei1 = r.imei1`.execute(db);
+  });
 }

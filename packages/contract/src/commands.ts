@@ -3,7 +3,7 @@
  * scripts, reports and tests all read it; a new command is one row, not a new page.
  */
 import { z } from 'zod';
-import type { RawCommand } from './device';
+import { COMMAND_STATUSES, RAW_COMMANDS, type RawCommand } from './device';
 import type { ScreenName } from './screens';
 
 /** Extra inputs a command's single form takes. */
@@ -248,16 +248,22 @@ export function commandForScreen(screen: ScreenName): CommandDefinition | undefi
   return COMMAND_DEFINITIONS.find((d) => d.screen === target);
 }
 
-/** Single action value → definition (disableapp maps to the plain Disable App row). */
+/**
+ * Action value (spec §4 single commands, §7 getimeidetails / locknotification / updateCommandOnServer)
+ * → definition. Every row's action is accepted, whether or not its screen has a single form: Set
+ * Wallpaper's screen is batch-only, yet spec §4 and §7 list `setwallpaper` and integrators send it.
+ * disableapp maps to the plain Disable App row (the first with that action).
+ */
 export function commandForAction(action: string): CommandDefinition | undefined {
-  return COMMAND_DEFINITIONS.find((d) => d.action === action && d.single);
+  return COMMAND_DEFINITIONS.find((d) => d.action === action);
 }
 
 export function commandForBulkScript(script: string): CommandDefinition | undefined {
   return COMMAND_DEFINITIONS.find((d) => d.bulkScript === script && d.input !== 'grade');
 }
 
-export const SINGLE_ACTIONS = [...new Set(COMMAND_DEFINITIONS.filter((d) => d.single).map((d) => d.action))];
+/** The action values the single-command calls accept (every row's, once). */
+export const SINGLE_ACTIONS = [...new Set(COMMAND_DEFINITIONS.map((d) => d.action))];
 
 export const GRADES = [
   { value: 'level1', label: 'Grade 1' },
@@ -297,7 +303,8 @@ const imei = z
 /** `locknotification.php` (spec §7). `user` is kept for compatibility; the server acts as the signed-in identity. */
 export const lockNotificationRequestSchema = z.object({
   imei,
-  action: z.string().trim().min(1),
+  // Any other value is refused with a message (the handler); the document lists the values (OpenAPI enum).
+  action: z.string().trim().min(1).meta({ enum: SINGLE_ACTIONS }),
   user: z.string().optional(),
   level: z.enum(['level1', 'level2']).optional(),
   message: z.string().max(2000).optional(),
@@ -316,7 +323,10 @@ export const commandResponseSchema = z.object({
 
 export const adminLockNotificationRequestSchema = z.object({
   imei: z.string().trim(),
-  action: z.string().trim(),
+  action: z
+    .string()
+    .trim()
+    .meta({ enum: [...DEVICE_ACTIONS], description: 'REBOOT or UPDATE (case-insensitive).' }),
   user: z.string().optional(),
 });
 export const adminLockNotificationResponseSchema = z.object({
@@ -339,8 +349,8 @@ export const commandStatusResponseSchema = z.object({
   command: z.object({
     transactionId: z.string(),
     imei1: z.string(),
-    command: z.string(),
-    status: z.string(),
+    command: z.string().meta({ enum: [...RAW_COMMANDS] }),
+    status: z.string().meta({ enum: [...COMMAND_STATUSES] }),
     result: z.string().nullable(),
   }),
 });

@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import Papa from 'papaparse';
 import { describe, expect, it } from 'vitest';
 import { MESSAGES } from '../messages';
+import { CSV_FORMAT_MESSAGES } from './encoding';
 import {
   CSV_MIME_TYPES,
   csvFileTypeError,
@@ -115,7 +116,6 @@ describe('validateImeiCsv: headers', () => {
     ['one column', 'Sno'],
     ['imei2 for imei1', 'Sno,IMEI2'],
     ['a data row first', `1,${A}`],
-    ['a semicolon separator', 'Sno;IMEI1'],
     ['a blank first line', '\nSno,IMEI1'],
   ])('%s gives the one Invalid Headers row on line 1', async (_, header) => {
     const result = await validateImeiCsv(csv(header, `1,${A}`, `2,${B}`));
@@ -129,6 +129,36 @@ describe('validateImeiCsv: headers', () => {
   it('still counts the data rows of a file refused on its header, and reports none of them', async () => {
     const result = await validateImeiCsv(csv('Serial,IMEI', `1,${A}`, '2,123', '3,1,2', ''));
     expect(result).toEqual({ valid: [], invalid: [headerError], invalidCount: 1, total: 3 });
+  });
+
+  it.each([
+    ['semicolons', 'Sno;IMEI1', `1;${A}`, CSV_FORMAT_MESSAGES.semicolons],
+    ['tabs', 'Sno\tIMEI1', `1\t${A}`, CSV_FORMAT_MESSAGES.tabs],
+  ])('a file separated by %s is told so (not Invalid Headers)', async (_, header, row, error) => {
+    const result = await validateImeiCsv(csv(header, row));
+    expect(result).toEqual({
+      valid: [],
+      invalid: [{ line: 1, error, data: MESSAGES.headersNotMatched }],
+      invalidCount: 1,
+      total: 1,
+    });
+    expect(CSV_FORMAT_MESSAGES.semicolons).toBe(
+      'The file uses semicolons (;) to separate values: save it as CSV with commas.',
+    );
+  });
+
+  it.each([
+    ['UTF-16 LE with its BOM', Buffer.from(`\uFEFFSno,IMEI1\r\n1,${A}\r\n`, 'utf16le')],
+    ['UTF-16 LE without a BOM', Buffer.from(`Sno,IMEI1\r\n1,${A}\r\n`, 'utf16le')],
+    ['UTF-16 BE with its BOM', Buffer.from(`\uFEFFSno,IMEI1\r\n1,${A}\r\n`, 'utf16le').swap16()],
+  ])('a %s file is told to be saved as CSV UTF-8', async (_, bytes) => {
+    for (const source of [new Blob([bytes]), Readable.from([bytes])]) {
+      const result = await validateImeiCsv(source);
+      expect(result.invalid).toEqual([
+        { line: 1, error: CSV_FORMAT_MESSAGES.utf16, data: MESSAGES.headersNotMatched },
+      ]);
+    }
+    expect(CSV_FORMAT_MESSAGES.utf16).toBe('The file is UTF-16: save it as CSV UTF-8.');
   });
 
   it('refuses an empty file (no header at all)', async () => {
@@ -149,6 +179,13 @@ describe('validateImeiCsv: headers', () => {
 });
 
 describe('validateImeiCsv: rows', () => {
+  it('skips rows of commas only as blank lines, and counts the rows that repeat an IMEI', async () => {
+    const result = await validateImeiCsv(
+      csv('Sno,IMEI1', `1,${A}`, ',', ' , ', `2,${B}`, `3,${A}`, `4,${A}`, ''),
+    );
+    expect(result).toEqual({ valid: [A, B, A, A], invalid: [], invalidCount: 0, total: 4, duplicates: 2 });
+  });
+
   it.each([
     ['three columns', `1,${A},extra`],
     ['a trailing comma', `1,${A},`],

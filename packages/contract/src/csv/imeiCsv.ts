@@ -11,12 +11,15 @@
  *   {line: 1, error: 'Invalid Headers', data: 'headers not matched'};
  * - each data row has exactly 2 columns, else 'More than two columns found. please check your file';
  * - the IMEI (column 2, trimmed) is exactly 15 digits, else 'Invalid Length found in imei, only 15 digits allowed'.
- * A BOM, CRLF line ends, quoted fields and blank lines (trailing or not) are accepted; `line` is the row's
- * line in the file, the header being line 1. A file with a header and no data rows passes with no IMEIs
- * and says so in `note`.
+ * A BOM, CRLF line ends, quoted fields and blank lines (trailing or not, or of commas only) are
+ * accepted; `line` is the row's line in the file, the header being line 1. A file with a header and no
+ * data rows passes with no IMEIs and says so in `note`. A header that is semicolon- or tab-separated,
+ * or a UTF-16 file, gets a row error that says so instead of 'Invalid Headers' (encoding.ts). Rows that
+ * repeat an IMEI of an earlier row are counted in `duplicates` (they pass: the screen says so).
  */
 import type { UnparseConfig } from 'papaparse';
 import { MESSAGES } from '../messages';
+import { headerFormatProblem, isBlankRow } from './encoding';
 import { FORMULA_START } from './formula';
 import { InvalidRowList, REPORT_TRUNCATION } from './invalidRows';
 import { type CsvInput, type CsvReadable, loadPapa, parseCsvRows } from './stream';
@@ -42,6 +45,8 @@ export interface ImeiCsvResult {
   invalidCount: number;
   /** Data rows read (the header and blank lines not counted). */
   total: number;
+  /** Valid rows whose IMEI an earlier valid row already has (absent when none). */
+  duplicates?: number;
   /** Set when the file has no data rows: it passes, and there is nothing to process. */
   note?: string;
 }
@@ -73,21 +78,25 @@ export class ImeiCsvValidator {
   private line = 0;
   /** null until the header row was seen. */
   private headerOk: boolean | null = null;
+  /** Why the header is not comma-separated UTF-8 (when it did not match). */
+  private headerProblem: string | null = null;
   private total = 0;
   private readonly valid: string[] = [];
+  private readonly seen = new Set<string>();
+  private duplicates = 0;
   private readonly invalid = new InvalidRowList();
 
   push(rows: readonly (readonly string[])[]): void {
-    const { valid, invalid } = this;
+    const { valid, invalid, seen } = this;
     for (let i = 0; i < rows.length; i++) {
       const row = rows[i] as readonly string[];
       const line = ++this.line;
       if (this.headerOk === null) {
         this.headerOk = isHeader(row);
+        if (!this.headerOk) this.headerProblem = headerFormatProblem(row);
         continue;
       }
-      const first = row[0] ?? '';
-      if (row.length === 1 && (first === '' || first.trim() === '')) continue; // a blank line
+      if (isBlankRow(row)) continue; // a blank line, or commas only
       this.total++;
       if (!this.headerOk) continue; // only counted: the file is refused on its header
       if (row.length !== 2) {
@@ -96,8 +105,11 @@ export class ImeiCsvValidator {
       }
       const raw = row[1] as string;
       const imei = raw.length === 15 ? raw : raw.trim();
-      if (IMEI.test(imei)) valid.push(imei);
-      else invalid.add(line, MESSAGES.invalidImeiLength, row);
+      if (IMEI.test(imei)) {
+        valid.push(imei);
+        if (seen.has(imei)) this.duplicates++;
+        else seen.add(imei);
+      } else invalid.add(line, MESSAGES.invalidImeiLength, row);
     }
   }
 
@@ -105,7 +117,7 @@ export class ImeiCsvValidator {
     if (this.headerOk !== true) {
       return {
         valid: [],
-        invalid: [{ line: 1, error: MESSAGES.invalidHeaders, data: MESSAGES.headersNotMatched }],
+        invalid: [headerRow(this.headerProblem)],
         invalidCount: 1,
         total: this.total,
       };
@@ -116,9 +128,18 @@ export class ImeiCsvValidator {
       invalidCount: this.invalid.count,
       total: this.total,
     };
+    if (this.duplicates > 0) result.duplicates = this.duplicates;
     if (this.total === 0) result.note = IMEI_CSV_NO_DATA_NOTE;
     return result;
   }
+}
+
+/**
+ * The one row of a refused header: 'Invalid Headers' (data 'headers not matched', line 1), or what is
+ * wrong with the file's format when that is known (semicolons, tabs, UTF-16).
+ */
+export function headerRow(problem: string | null): InvalidRow {
+  return { line: 1, error: problem ?? MESSAGES.invalidHeaders, data: MESSAGES.headersNotMatched };
 }
 
 function isHeader(row: readonly string[]): boolean {

@@ -1,3 +1,4 @@
+export * from './encoding';
 export * from './formula';
 export * from './imeiCsv';
 export * from './invalidRows';

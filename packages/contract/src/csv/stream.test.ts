@@ -38,6 +38,23 @@ describe('parseCsvRows', () => {
     }
   });
 
+  it('reads quote-free text directly as Papa Parse reads it, a quote later in the file included', async () => {
+    const lines = ['\uFEFFsno,name', '1,Asha', '', ',,', '2,Rāvi ₹', ' 3 , x ,', '4'];
+    for (const end of ['\n', '\r\n', '\r']) {
+      for (const tail of ['', end, `${end}5,"q, r"${end}6,s`]) {
+        const text = lines.join(end) + tail;
+        const expected = Papa.parse<string[]>(text, { delimiter: ',', skipEmptyLines: false }).data;
+        if (tail === end) expected.pop();
+        for (const size of [1, 5, 16, 1 << 20])
+          expect(await rows(text, size), `${JSON.stringify(end)} ${JSON.stringify(tail)} ${size}`).toEqual(
+            expected,
+          );
+      }
+    }
+    // Mixed line ends.
+    expect(await rows('a,b\r\nc\nd,e\r\n')).toEqual([['a', 'b'], ['c'], ['d', 'e']]);
+  });
+
   it('decodes UTF-8 split between chunks', async () => {
     const bytes = Buffer.from('name\nRāvi ₹1,499\n');
     const split = Array.from({ length: bytes.length }, (_, i) => bytes.subarray(i, i + 1));

@@ -11,6 +11,7 @@ import {
   commandForStatusOf,
   currentBatchRequestSchema,
   currentBatchResponseSchema,
+  dayInTimeZone,
   imeiDetailsRequestSchema,
   imeiDetailsResponseSchema,
   MESSAGES,
@@ -68,10 +69,13 @@ const BULK_SCRIPTS = COMMAND_DEFINITIONS.filter(
   (d, i, all) => d.batch && d.bulkScript && all.findIndex((o) => o.bulkScript === d.bulkScript) === i,
 ) as CommandDefinition[];
 
-/** Validates a stored upload with the contract's validator for the command (Notify rows carry their texts). */
-async function validateUpload(definition: CommandDefinition, path: string) {
+/**
+ * Validates a stored upload with the contract's validator for the command (Notify rows carry their texts).
+ * `today`: the operator's day, for the Notify date rule (Pre today or later, Post today or earlier, Due today).
+ */
+async function validateUpload(definition: CommandDefinition, path: string, today: string) {
   if (definition.input === 'notify') {
-    const checked = await validateNotifyCsv(readStored(path));
+    const checked = await validateNotifyCsv(readStored(path), { today });
     return {
       ...checked,
       rows: checked.valid.map(
@@ -127,7 +131,10 @@ export function batchRoutes(ctx: AppContext): FastifyPluginAsyncZod {
             const options: CommandOptions = {};
             if (definition.raw === 'GREYAPP' && (fields.level === 'level1' || fields.level === 'level2'))
               options.level = fields.level;
-            const checked = await validateUpload(definition, upload.path);
+            // The operator's day: in the time zone the console sends (timeZone), else REPORT_TIMEZONE.
+            const today =
+              dayInTimeZone(fields.timeZone ?? '') ?? (dayInTimeZone(ctx.config.reportTimeZone) as string);
+            const checked = await validateUpload(definition, upload.path, today);
             if (checked.total > ctx.config.batchMaxRows)
               throw badRequest(BATCH_MESSAGES.tooManyRows(ctx.config.batchMaxRows));
             if (checked.invalidCount > 0) {

@@ -26,6 +26,7 @@ scope.onmessage = async ({ data: { file, kind } }) => {
           invalid: result.invalid,
           invalidCount: result.invalidCount,
           note: result.note,
+          duplicates: result.duplicates,
           rows: result.valid,
         },
       });
@@ -39,6 +40,7 @@ scope.onmessage = async ({ data: { file, kind } }) => {
           invalid: result.invalid,
           invalidCount: result.invalidCount,
           note: result.note,
+          duplicates: result.duplicates,
           rows: [],
         },
       });

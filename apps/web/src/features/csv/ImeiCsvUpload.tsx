@@ -8,7 +8,13 @@
  * `CsvUpload` takes the validation to run (the batch panel validates in a Web Worker); `ImeiCsvUpload`
  * is it with the contract's IMEI validator, handing the IMEIs over.
  */
-import { csvFileTypeError, type InvalidRow, MESSAGES, validateImeiCsv } from '@lendlock/contract';
+import {
+  CSV_SUMMARY_LABELS,
+  csvFileTypeError,
+  type InvalidRow,
+  MESSAGES,
+  validateImeiCsv,
+} from '@lendlock/contract';
 import { Alert, FileInput, LoadingOverlay, Stack, Text } from '@mantine/core';
 import { useEffect, useRef, useState } from 'react';
 import { CsvErrorReport } from './CsvErrorReport';
@@ -32,6 +38,8 @@ export interface CsvSummary {
   invalidCount: number;
   /** Set when the file has no data rows. */
   note?: string | undefined;
+  /** Valid rows that repeat an IMEI of an earlier row (absent when none): shown before the batch runs. */
+  duplicates?: number | undefined;
 }
 
 interface CsvUploadProps<R extends CsvSummary> {
@@ -123,7 +131,7 @@ export function CsvUpload<R extends CsvSummary>({
       ) : null}
       {result && outcome !== 'invalid' ? (
         <Text size="sm" data-testid="csv-counts">
-          {`${CSV_LABELS.rows}: ${result.total} · ${CSV_LABELS.validRows}: ${result.validCount} · ${CSV_LABELS.invalidRows}: ${result.invalidCount}`}
+          {`${CSV_LABELS.rows}: ${result.total} · ${CSV_LABELS.validRows}: ${result.validCount} · ${CSV_LABELS.invalidRows}: ${result.invalidCount}${result.duplicates ? ` · ${CSV_SUMMARY_LABELS.duplicates}: ${result.duplicates}` : ''}`}
         </Text>
       ) : null}
       {result && outcome === 'invalid' ? (

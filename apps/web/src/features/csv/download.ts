@@ -1,3 +1,5 @@
+import { withBom } from '@lendlock/contract';
+
 /** Saves a file built in the browser (a CSV or xlsx export) under `fileName`. */
 export function downloadBlob(blob: Blob, fileName: string): void {
   const url = URL.createObjectURL(blob);
@@ -13,6 +15,11 @@ export function downloadBlob(blob: Blob, fileName: string): void {
   setTimeout(() => URL.revokeObjectURL(url), 30_000);
 }
 
+/**
+ * Saves text under `fileName`. A CSV starts with the UTF-8 byte order mark (once), so Excel reads it as
+ * UTF-8 and shows '₹' and names in any script as they are (issue 17.9).
+ */
 export function downloadText(text: string, fileName: string, type = 'text/csv;charset=utf-8'): void {
-  downloadBlob(new Blob([text], { type }), fileName);
+  const csv = type.startsWith('text/csv');
+  downloadBlob(new Blob([csv ? withBom(text) : text], { type }), fileName);
 }
