@@ -164,7 +164,7 @@ async function search(page: Page): Promise<{ sent: Record<string, unknown>; show
 async function renderedRows(page: Page): Promise<string[][]> {
   return page
     .getByTestId('audit-rows')
-    .locator('tbody tr.report-row')
+    .locator('tbody tr.virtual-row')
     .evaluateAll((rows) =>
       rows.map((row) => [...row.querySelectorAll('td')].map((cell) => cell.textContent?.trim() ?? '')),
     );
@@ -349,7 +349,7 @@ describe('Audit Log search', () => {
     );
     await area.evaluate((el) => el.scrollTo(0, el.scrollHeight));
     await page.waitForFunction(() =>
-      [...document.querySelectorAll('[data-testid="audit-rows"] tr.report-row td:nth-child(4)')].some(
+      [...document.querySelectorAll('[data-testid="audit-rows"] tr.virtual-row td:nth-child(4)')].some(
         (cell) => cell.textContent === String(860000000000001),
       ),
     );

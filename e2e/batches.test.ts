@@ -464,7 +464,8 @@ describe('the resume card', () => {
             imei,
             amount: '10',
             date: '01/01/2031',
-            template: 'Due' as const,
+            // A future date: a Pre row (a Due row must be dated today, issue 17.4).
+            template: 'Pre' as const,
           })),
         ),
       ],
@@ -568,7 +569,6 @@ describe('at scale', () => {
       imeis[index] = device?.imei ?? '';
     }
     const scope = await open('restoreApp');
-    const started = Date.now();
     const upload = nextUpload('bulkUngreyCopy.php');
     await chooseFile(scope, 'hundred-thousand.csv', imeiCsv(imeis));
     const { batchId, total } = (await upload).body;
@@ -581,7 +581,6 @@ describe('at scale', () => {
     await outcome.waitFor({ timeout: 150_000 });
     const table = outcome.getByTestId('batch-results');
     await table.locator('tbody tr[data-index]').first().waitFor({ timeout: 30_000 });
-    const finished = Date.now();
     expect(await summary(outcome)).toEqual({
       total: 100_000,
       valid: 100_000,
@@ -591,9 +590,6 @@ describe('at scale', () => {
     });
     const progress = await api.progress(batchId);
     expect(progress).toMatchObject({ phase: 'complete', processed: 100_000, found: 4, notFound: 99_996 });
-    console.info(
-      `100,000-row batch: ${finished - started} ms from choosing the file to the results table (server processing ${progress.elapsedMs} ms)`,
-    );
 
     // Only the rows in view are in the page; scrolling to the end shows the last one.
     const first = await renderedRows(table);
@@ -616,7 +612,9 @@ describe('at scale', () => {
     expect(lines[2]).toBe(`2,${imeis[1]},not found`);
   }, 240_000);
 
-  it('validates a 1,000,000-row file in the browser in under 2 s while the page keeps painting', async () => {
+  // How fast the file is validated, and that the page keeps painting meanwhile, is measured by
+  // bench/console-ui.ts (6b, with its targets); this test proves what the operator sees.
+  it('validates a 1,000,000-row file in the browser under the evaluating overlay and reports its bad row', async () => {
     const scope = await open('lockDevice');
     const uploads = countCalls('bulkLockCopy.php');
     const lines = ['Sno,IMEI1'];
@@ -624,47 +622,22 @@ describe('at scale', () => {
     lines.push('1000000,12345');
     const buffer = Buffer.from(`${lines.join('\r\n')}\r\n`);
 
-    // Frames painted while the file is evaluated, when it started and ended, and whether the overlay said so.
-    type Probe = { __frames: number[]; __chosenAt: number; __doneAt: number; __overlay: boolean };
-    await scope.locator('input[type="file"]').evaluate((input, evaluating) => {
+    // Whether the overlay said so while the file was evaluated.
+    type Probe = { __overlay: boolean };
+    await scope.locator('input[type="file"]').evaluate((_input, evaluating) => {
       const w = window as unknown as Probe;
-      w.__frames = [];
       w.__overlay = false;
-      const tick = () => {
-        w.__frames.push(performance.now());
-        if (!w.__doneAt) requestAnimationFrame(tick);
-      };
-      requestAnimationFrame(tick);
-      input.addEventListener('change', () => (w.__chosenAt = performance.now()), { once: true });
       new MutationObserver((_, observer) => {
         const status = [...document.querySelectorAll('[role="status"]')].map((e) => e.textContent);
         if (status.includes(evaluating)) w.__overlay = true;
-        if (document.querySelector('[data-testid="csv-errors"]')) {
-          w.__doneAt = performance.now();
-          observer.disconnect();
-        }
+        if (document.querySelector('[data-testid="csv-errors"]')) observer.disconnect();
       }).observe(document.body, { childList: true, subtree: true, characterData: true });
     }, MESSAGES.evaluatingBatch);
     await chooseFile(scope, 'million.csv', buffer);
     const errors = scope.getByTestId('csv-errors');
     await errors.waitFor({ timeout: 30_000 });
-    const timing = await page.evaluate(() => {
-      const w = window as unknown as Probe;
-      const during = w.__frames.filter((t) => t >= w.__chosenAt && t <= w.__doneAt);
-      const gaps = during.slice(1).map((t, i) => t - (during[i] as number));
-      const ms = w.__doneAt - w.__chosenAt;
-      return { ms, frames: during.length, longestGapMs: Math.max(0, ...gaps), overlay: w.__overlay };
-    });
-    const shown = Number(/(\d+) ms$/.exec((await scope.getByTestId('csv-facts').textContent()) ?? '')?.[1]);
-    console.info(
-      `1,000,000-row validation: ${Math.round(timing.ms)} ms (read time shown ${shown} ms), ${timing.frames} frames, longest gap ${Math.round(timing.longestGapMs)} ms`,
-    );
-    expect(timing.overlay).toBe(true);
-    expect(timing.ms).toBeLessThan(2_000);
-    expect(shown).toBeLessThan(2_000);
-    // The page kept painting: a frame at least every 200 ms throughout.
-    expect(timing.longestGapMs).toBeLessThan(200);
-    expect(timing.frames).toBeGreaterThan(timing.ms / 200);
+    expect(await page.evaluate(() => (window as unknown as Probe).__overlay)).toBe(true);
+    await expect(scope.getByTestId('csv-facts').textContent()).resolves.toMatch(/million\.csv/);
     expect(await renderedRows(errors.getByTestId('invalid-rows'))).toEqual([
       ['1000001', MESSAGES.invalidImeiLength, '1000000,12345'],
     ]);

@@ -15,7 +15,7 @@ import type { NodeEnvelopeCodec } from '@lendlock/contract/node';
 import { profileFor, rng, SimulatedDevice } from '@lendlock/device-sim';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
-import { DEVICE_LABELS } from '../apps/web/src/pages/Devices/labels';
+import { DEVICE_LABELS } from '../apps/web/src/features/devices/labels';
 import {
   type ConsolePage,
   fieldLabelled,

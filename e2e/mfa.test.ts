@@ -11,7 +11,7 @@ import type { NodeEnvelopeCodec } from '@lendlock/contract/node';
 import { generate } from 'otplib';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
-import { MFA_LABELS } from '../apps/web/src/pages/Auth/TwoFactor/labels';
+import { MFA_LABELS } from '../apps/web/src/features/mfa/labels';
 import { type ConsolePage, launchBrowser, openConsole, serverCodec, submitLogin } from './support/browser';
 import { type RunningServer, startServer } from './support/server';
 import { labelled, watchDialogs } from './support/ui';

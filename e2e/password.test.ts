@@ -137,11 +137,11 @@ describe('Reset Your Password', () => {
       await submitReset(page, NEW_PASSWORD, NEW_PASSWORD);
       expect((await reset).status()).toBe(200);
       await page.getByText(MESSAGES.passwordResetSuccess, { exact: true }).waitFor();
+      // The message stays on screen before the console goes to /login (a timer: it cannot come early;
+      // how late it comes on a busy machine is no part of the behaviour, so no upper bound is asserted).
       const shownAt = Date.now();
       await page.waitForURL((url) => url.pathname === '/login', { timeout: 10_000 });
-      const waited = Date.now() - shownAt;
-      expect(waited).toBeGreaterThanOrEqual(2500);
-      expect(waited).toBeLessThan(5000);
+      expect(Date.now() - shownAt).toBeGreaterThanOrEqual(2500);
 
       // The old password is refused, the new one signs in.
       const [refusal, attempt] = await Promise.all([

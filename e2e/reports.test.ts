@@ -169,7 +169,7 @@ async function shownCount(page: Page, report: string, part: 'items' | 'commands'
 async function renderedRows(page: Page, part: 'items' | 'commands'): Promise<string[][]> {
   return page
     .getByTestId(`report-${part}`)
-    .locator('tbody tr.report-row')
+    .locator('tbody tr.virtual-row')
     .evaluateAll((rows) =>
       rows.map((row) => [...row.querySelectorAll('td')].map((cell) => cell.textContent?.trim() ?? '')),
     );
@@ -299,7 +299,7 @@ describe('Reports / Bulk Upload History Details', () => {
     await area.evaluate((el) => el.scrollTo(0, el.scrollHeight));
     await page.waitForFunction(
       (n) =>
-        [...document.querySelectorAll('[data-testid="report-items"] tr.report-row td:first-child')].some(
+        [...document.querySelectorAll('[data-testid="report-items"] tr.virtual-row td:first-child')].some(
           (cell) => cell.textContent === String(n),
         ),
       total,
@@ -642,7 +642,7 @@ describe('Result tables', () => {
     expect(offsets).toEqual(Array.from({ length: 10 }, (_, i) => i * 10_000));
 
     const area = page.getByTestId('report-items');
-    const rendered = () => area.locator('tbody tr.report-row').count();
+    const rendered = () => area.locator('tbody tr.virtual-row').count();
     expect(await rendered()).toBeLessThan(60);
     const first = await renderedRows(page, 'items');
     expect(first[0]?.slice(0, 3)).toEqual(['1', REPORT_LABELS.viewAudit, imeiAt(0)]);
@@ -650,14 +650,14 @@ describe('Result tables', () => {
 
     await area.evaluate((el) => el.scrollTo(0, el.scrollHeight / 2));
     await page.waitForFunction(() => {
-      const cell = document.querySelector('[data-testid="report-items"] tr.report-row td');
+      const cell = document.querySelector('[data-testid="report-items"] tr.virtual-row td');
       return Number(cell?.textContent) > 40_000;
     });
     expect(await rendered()).toBeLessThan(60);
 
     await area.evaluate((el) => el.scrollTo(0, el.scrollHeight));
     await page.waitForFunction(() =>
-      [...document.querySelectorAll('[data-testid="report-items"] tr.report-row td:first-child')].some(
+      [...document.querySelectorAll('[data-testid="report-items"] tr.virtual-row td:first-child')].some(
         (cell) => cell.textContent === '100000',
       ),
     );
@@ -672,7 +672,7 @@ describe('Result tables', () => {
     await chooseFilter(page, 'ALL');
     await button(page, REPORT_LABELS.submit).click();
     await results(page, 'registration');
-    const row = page.getByTestId('report-items').locator('tbody tr.report-row').nth(1);
+    const row = page.getByTestId('report-items').locator('tbody tr.virtual-row').nth(1);
     const imei = (await row.locator('td').nth(2).textContent()) ?? '';
     expect(imei).toMatch(/^\d{15}$/);
     await row.getByRole('button', { name: REPORT_LABELS.viewAudit }).click();

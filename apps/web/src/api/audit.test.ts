@@ -1,5 +1,6 @@
-import { MESSAGES, type Session } from '@lendlock/contract';
-import { describe, expect, it, vi } from 'vitest';
+import { MESSAGES } from '@lendlock/contract';
+import { describe, expect, it } from 'vitest';
+import { fileApi, noFile } from '../test/fakeApi';
 import {
   AUDIT_PAGE_SIZE,
   type AuditRow,
@@ -9,8 +10,7 @@ import {
   exportAudit,
   searchAudit,
 } from './audit';
-import { type ApiCallOptions, type ApiClient, ApiError, NetworkError } from './client';
-import type { FileProgress } from './reports';
+import { type ApiCallOptions, type ApiClient, ApiError, type FileProgress, NetworkError } from './client';
 
 const row: AuditRow = {
   id: 41,
@@ -31,6 +31,7 @@ function fakeApi(reply: unknown) {
       calls.push({ script, options: options as ApiCallOptions<unknown> });
       return options.parse ? options.parse(reply) : (reply as T);
     },
+    file: noFile,
   };
   return { api, calls };
 }
@@ -97,8 +98,6 @@ describe('export file name and query', () => {
   });
 });
 
-const session = { token: 'tok-1' } as Session;
-
 function stream(chunks: string[]): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
   return new ReadableStream({
@@ -109,24 +108,9 @@ function stream(chunks: string[]): ReadableStream<Uint8Array> {
   });
 }
 
-function fileDeps(response: Response | Error) {
-  const requests: { url: string; init: RequestInit | undefined }[] = [];
-  const fetch = vi.fn(async (url: string | URL | Request, init?: RequestInit) => {
-    requests.push({ url: String(url), init });
-    if (response instanceof Error) throw response;
-    return response;
-  }) as unknown as typeof globalThis.fetch;
-  const clear = vi.fn();
-  return {
-    deps: { config: { apiBase: 'http://console.test/api/' }, sessions: { get: () => session, clear }, fetch },
-    requests,
-    clear,
-  };
-}
-
 describe('exportAudit', () => {
   it('streams the export with the session token, reporting bytes and rows, under the server file name', async () => {
-    const { deps, requests } = fileDeps(
+    const { api, requests } = fileApi(
       new Response(stream(['PK', 'abc']), {
         headers: {
           'content-type': 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
@@ -137,14 +121,14 @@ describe('exportAudit', () => {
     );
     const progress: FileProgress[] = [];
     const file = await exportAudit(
-      deps,
+      api,
       { user: 'root@lendlock.com', from: '2030-01-01' },
       { onProgress: (p) => progress.push(p) },
     );
     expect(requests[0]?.url).toBe(
       'http://console.test/api/v2/audit/export?user=root%40lendlock.com&from=2030-01-01',
     );
-    expect(requests[0]?.init?.headers).toEqual({ 'X-API-Key': 'tok-1' });
+    expect(requests[0]?.headers.get('X-API-Key')).toBe('tok-1');
     expect(file.fileName).toBe('audit-2030-01-01-all.xlsx');
     expect(file.totalRows).toBe(7);
     expect(await file.blob.text()).toBe('PKabc');
@@ -152,23 +136,23 @@ describe('exportAudit', () => {
   });
 
   it('asks for the whole log without a query string, and names it as the server would without a header', async () => {
-    const { deps, requests } = fileDeps(new Response(stream(['x'])));
-    const file = await exportAudit(deps, {});
+    const { api, requests } = fileApi(new Response(stream(['x'])));
+    const file = await exportAudit(api, {});
     expect(requests[0]?.url).toBe('http://console.test/api/v2/audit/export');
     expect(file.fileName).toBe('audit-all-all.xlsx');
   });
 
   it("raises the server's refusal as an ApiError with its message", async () => {
-    const { deps } = fileDeps(
+    const { api } = fileApi(
       new Response(JSON.stringify({ status: 'error', message: MESSAGES.endBeforeStart }), { status: 400 }),
     );
-    const failure = exportAudit(deps, { from: '2030-02-01', to: '2030-01-01' });
+    const failure = exportAudit(api, { from: '2030-02-01', to: '2030-01-01' });
     await expect(failure).rejects.toBeInstanceOf(ApiError);
     await expect(failure).rejects.toMatchObject({ status: 400, serverMessage: MESSAGES.endBeforeStart });
   });
 
   it('raises a NetworkError when the server cannot be reached', async () => {
-    const { deps } = fileDeps(new TypeError('Failed to fetch'));
-    await expect(exportAudit(deps, {})).rejects.toBeInstanceOf(NetworkError);
+    const { api } = fileApi(new TypeError('Failed to fetch'));
+    await expect(exportAudit(api, {})).rejects.toBeInstanceOf(NetworkError);
   });
 });

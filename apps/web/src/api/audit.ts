@@ -1,21 +1,16 @@
 /**
  * The SUPERADMIN's audit log (issue 9): `POST /api/v2/audit/search` (one page of rows, newest first, and
  * the total) and `GET /api/v2/audit/export` (the same search as a streamed xlsx, read with the session
- * token through the reports' file helper, which reports the bytes received).
+ * token through `ApiClient.file`, which reports the bytes received).
  */
 import { type AuditSearchResult, auditSearchResponseSchema } from '@lendlock/contract';
-import type { ApiCallOptions, ApiClient } from './client';
-import { apiUrl, type DownloadedFile, type FileCallDeps, type FileProgress, fetchFile } from './reports';
+import type { ApiCallOptions, ApiClient, DownloadedFile } from './client';
+import type { FileOptions } from './reports';
 
 /** Rows asked per search call (the server allows up to 10,000). */
 export const AUDIT_PAGE_SIZE = 500;
 
-export {
-  type AuditRow,
-  type AuditSearchResult,
-  auditRowSchema,
-  auditSearchResponseSchema,
-} from '@lendlock/contract';
+export type { AuditRow, AuditSearchResult } from '@lendlock/contract';
 
 /** What the log is searched by; an absent field does not filter. Dates are YYYY-MM-DD (UTC days). */
 export interface AuditFilter {
@@ -90,11 +85,11 @@ export function auditFileName(filter: Pick<AuditFilter, 'from' | 'to'>): string 
 
 /** The whole search as the server streams it, saved under the server's file name. */
 export function exportAudit(
-  deps: FileCallDeps,
+  api: ApiClient,
   filter: AuditFilter,
-  options: { signal?: AbortSignal; onProgress?: (progress: FileProgress) => void } = {},
+  options: FileOptions = {},
 ): Promise<DownloadedFile> {
   const search = auditExportSearch(filter);
   const path = search ? `v2/audit/export?${search}` : 'v2/audit/export';
-  return fetchFile(deps, apiUrl(deps.config, path), auditFileName(filter), options);
+  return api.file(path, { ...options, fallbackName: auditFileName(filter) });
 }

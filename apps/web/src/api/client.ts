@@ -3,6 +3,7 @@
  * sealed in the envelope, `X-Envelope` on every call, `X-API-Key` with the session token except on the
  * sign-in calls, responses opened from the envelope (or read as plain JSON when they are not one).
  * A reply 'Authorization Failed' / 'Authorization Failed.Invalid' clears the session and goes home (§8).
+ * Files (the xlsx exports, the uploaded CSVs) come through the same client: same headers, same refusals.
  */
 import {
   ENVELOPE_HEADER,
@@ -37,6 +38,13 @@ export class ApiError extends Error {
   }
 }
 
+/** The server's own message when it refused the request (a 4xx with a message), else `fallback`. */
+export function refusalMessage(error: unknown, fallback: string): string {
+  return error instanceof ApiError && error.status < 500 && error.serverMessage
+    ? error.serverMessage
+    : fallback;
+}
+
 /** The request never got an answer (offline, DNS, connection refused, aborted). */
 export class NetworkError extends Error {
   constructor(cause: unknown) {
@@ -63,14 +71,67 @@ export interface ApiCallOptions<T> {
   signal?: AbortSignal;
 }
 
+export interface FileProgress {
+  /** The name the file is saved under. */
+  fileName: string;
+  /** Bytes received so far. */
+  bytes: number;
+  /** Rows the file holds (the server's x-total-rows), when it said. */
+  totalRows: number | null;
+}
+
+export interface DownloadedFile {
+  blob: Blob;
+  fileName: string;
+  totalRows: number | null;
+}
+
+export interface FileCallOptions {
+  /** The name to save under when the server sends no content-disposition. */
+  fallbackName: string;
+  signal?: AbortSignal | undefined;
+  /** Called as the body streams in (bytes received so far). */
+  onProgress?: ((progress: FileProgress) => void) | undefined;
+}
+
 export interface ApiClient {
   /** Calls `<base><script>.php` (`<base>v2/…` as is); `script` is e.g. `login` or `keymanagement/view_keys`. */
   call<T = unknown>(script: string, options?: ApiCallOptions<T>): Promise<T>;
+  /**
+   * GETs a file (`v2/…` under the API base, or a server path such as `/api/v2/uploads/…`) with the
+   * session token, streaming it and reporting the bytes received. A refusal raises ApiError with the
+   * server's message; 'Authorization Failed' ends the session as any call does; an abort rejects with
+   * the abort's own error.
+   */
+  file(path: string, options: FileCallOptions): Promise<DownloadedFile>;
 }
 
 /** The spec's calls are `<script>.php`; the calls added beside them live under `v2/` without it. */
 export function scriptPath(script: string): string {
   return script.startsWith('v2/') ? script : `${script}.php`;
+}
+
+/** Where a call goes: `<base><script>`, or a server path (`/api/…`) on the API base's origin. */
+function callUrl(base: string, script: string): string {
+  if (!script.startsWith('/')) return `${base}${scriptPath(script)}`;
+  return /^[a-z][a-z\d+.-]*:\/\//i.test(base) ? new URL(script, base).toString() : script;
+}
+
+/** The file name of a `content-disposition` header (`filename*=UTF-8''…` preferred), or null. */
+export function fileNameFromDisposition(header: string | null): string | null {
+  if (!header) return null;
+  const extended = /filename\*\s*=\s*(?:UTF-8|utf-8)''([^;]+)/.exec(header);
+  if (extended?.[1]) {
+    try {
+      return decodeURIComponent(extended[1].trim());
+    } catch {
+      // fall through to the plain parameter
+    }
+  }
+  const quoted = /filename\s*=\s*"((?:[^"\\]|\\.)*)"/.exec(header);
+  if (quoted?.[1]) return quoted[1].replace(/\\(.)/g, '$1');
+  const bare = /filename\s*=\s*([^;\s]+)/.exec(header);
+  return bare?.[1] ?? null;
 }
 
 export function isAuthorizationFailure(body: unknown): boolean {
@@ -105,19 +166,44 @@ export function createApiClient(deps: {
     }
   };
 
+  const headersFor = (options: {
+    auth?: boolean | undefined;
+    token?: string | undefined;
+    headers?: Record<string, string> | undefined;
+    accept: string;
+  }): Record<string, string> => {
+    const headers: Record<string, string> = {
+      Accept: options.accept,
+      [ENVELOPE_HEADER]: ENVELOPE_HEADER_VALUE,
+      ...options.headers,
+    };
+    if (options.auth ?? true) {
+      const token = options.token ?? deps.sessions.get()?.token;
+      if (token) headers[API_KEY_HEADER] = token;
+    }
+    return headers;
+  };
+
+  /** A refusal's body, with 'Authorization Failed' ending the session first. */
+  const refusal = async (response: Response, endsSession: boolean): Promise<ApiError> => {
+    const body = await readBody(response);
+    if (endsSession && isAuthorizationFailure(body)) {
+      deps.sessions.clear();
+      deps.onAuthorizationFailed();
+    }
+    return new ApiError(response.status, body);
+  };
+
   return {
     async call<T>(script: string, options: ApiCallOptions<T> = {}): Promise<T> {
       const { body, auth = true, handleAuthorizationFailure = true } = options;
       const base = options.base === 'keyApi' ? deps.config.keyApiBase : deps.config.apiBase;
-      const headers: Record<string, string> = {
-        Accept: 'application/json',
-        [ENVELOPE_HEADER]: ENVELOPE_HEADER_VALUE,
-        ...options.headers,
-      };
-      if (auth) {
-        const token = options.token ?? deps.sessions.get()?.token;
-        if (token) headers[API_KEY_HEADER] = token;
-      }
+      const headers = headersFor({
+        auth,
+        token: options.token,
+        headers: options.headers,
+        accept: 'application/json',
+      });
       let requestBody: BodyInit | undefined;
       if (body instanceof FormData) {
         requestBody = body;
@@ -128,7 +214,7 @@ export function createApiClient(deps: {
 
       let response: Response;
       try {
-        response = await doFetch(`${base}${scriptPath(script)}`, {
+        response = await doFetch(callUrl(base, script), {
           method: options.method ?? (body === undefined ? 'GET' : 'POST'),
           headers,
           body: requestBody,
@@ -148,6 +234,46 @@ export function createApiClient(deps: {
         throw new ApiError(response.status, responseBody);
       }
       return options.parse ? options.parse(responseBody) : (responseBody as T);
+    },
+
+    async file(path: string, options: FileCallOptions): Promise<DownloadedFile> {
+      let response: Response;
+      try {
+        response = await doFetch(callUrl(deps.config.apiBase, path), {
+          method: 'GET',
+          headers: headersFor({ accept: '*/*' }),
+          credentials: 'same-origin',
+          signal: options.signal,
+        });
+      } catch (error) {
+        if (options.signal?.aborted) throw error;
+        throw new NetworkError(error);
+      }
+      if (!response.ok) throw await refusal(response, true);
+
+      const fileName =
+        fileNameFromDisposition(response.headers.get('content-disposition')) ?? options.fallbackName;
+      const rowsHeader = response.headers.get('x-total-rows');
+      const totalRows = rowsHeader !== null && /^\d+$/.test(rowsHeader) ? Number(rowsHeader) : null;
+      const type = response.headers.get('content-type') ?? 'application/octet-stream';
+      const chunks: Uint8Array<ArrayBuffer>[] = [];
+      let bytes = 0;
+      options.onProgress?.({ fileName, bytes, totalRows });
+      const reader = response.body?.getReader();
+      if (reader) {
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) break;
+          chunks.push(value);
+          bytes += value.byteLength;
+          options.onProgress?.({ fileName, bytes, totalRows });
+        }
+      } else {
+        const buffer = new Uint8Array(await response.arrayBuffer());
+        chunks.push(buffer);
+        options.onProgress?.({ fileName, bytes: buffer.byteLength, totalRows });
+      }
+      return { blob: new Blob(chunks, { type }), fileName, totalRows };
     },
   };
 }

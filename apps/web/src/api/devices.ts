@@ -16,7 +16,7 @@ import {
   pendingCommandsResponseSchema,
   statusMessageSchema,
 } from '@lendlock/contract';
-import type { ApiCallOptions, ApiClient } from './client';
+import type { ApiCallOptions, ApiClient, DownloadedFile, FileCallOptions } from './client';
 
 /**
  * The client sends `v2/…` scripts without `.php` (see `scriptPath` in client.ts).
@@ -95,6 +95,21 @@ export function fetchAuditReport(api: ApiClient, imei: string, options: Signal =
     body: { imei1: imei },
     parse: (b) => auditResponseSchema.parse(b),
   });
+}
+
+/**
+ * The Audit Report By IMEI as the xlsx file the server writes (`GET /api/v2/auditReport/export`), its
+ * date-times in `timeZone` (the browser's, so the file reads as the screen), saved under the server's
+ * name `AuditReport_{brand}_imei-{imei}.xlsx` (`fallbackName` when the header is missing).
+ */
+export function exportAuditReport(
+  api: ApiClient,
+  request: { imei: string; timeZone?: string | undefined; fallbackName: string },
+  options: Omit<FileCallOptions, 'fallbackName'> = {},
+): Promise<DownloadedFile> {
+  const search = new URLSearchParams({ imei1: request.imei });
+  if (request.timeZone) search.set('timeZone', request.timeZone);
+  return api.file(`v2/auditReport/export?${search}`, { ...options, fallbackName: request.fallbackName });
 }
 
 export function fetchAppVersions(api: ApiClient, options: Signal = {}) {

@@ -1,5 +1,6 @@
 import { MESSAGES } from '@lendlock/contract';
 import { describe, expect, it } from 'vitest';
+import { noFile } from '../test/fakeApi';
 import type { ApiCallOptions, ApiClient } from './client';
 import { requestPasswordReset, resetPassword } from './password';
 
@@ -10,6 +11,7 @@ function fakeApi(reply: unknown) {
       calls.push({ script, options: options as ApiCallOptions<unknown> });
       return options.parse ? options.parse(reply) : (reply as T);
     },
+    file: noFile,
   };
   return { api, calls };
 }

@@ -4,17 +4,22 @@ import {
   type ExecutedCommandRow,
   exportFileName,
   MESSAGES,
-  type Session,
 } from '@lendlock/contract';
 import { describe, expect, it, vi } from 'vitest';
-import { type ApiCallOptions, type ApiClient, ApiError, NetworkError } from './client';
+import { fileApi } from '../test/fakeApi';
+import {
+  type ApiCallOptions,
+  type ApiClient,
+  ApiError,
+  type FileProgress,
+  fileNameFromDisposition,
+  NetworkError,
+} from './client';
 import {
   exportReport,
   exportSearch,
-  type FileProgress,
   fetchReport,
   fetchUploadedFile,
-  fileNameFromDisposition,
   hasMorePages,
   REPORT_PAGE_SIZE,
   reportKeys,
@@ -169,8 +174,6 @@ describe('file names', () => {
   });
 });
 
-const session = { token: 'tok-1' } as Session;
-
 function stream(chunks: string[]): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
   return new ReadableStream({
@@ -179,21 +182,6 @@ function stream(chunks: string[]): ReadableStream<Uint8Array> {
       controller.close();
     },
   });
-}
-
-function fileDeps(response: Response | Error) {
-  const requests: { url: string; init: RequestInit | undefined }[] = [];
-  const fetch = vi.fn(async (url: string | URL | Request, init?: RequestInit) => {
-    requests.push({ url: String(url), init });
-    if (response instanceof Error) throw response;
-    return response;
-  }) as unknown as typeof globalThis.fetch;
-  const clear = vi.fn();
-  return {
-    deps: { config: { apiBase: 'http://console.test/api/' }, sessions: { get: () => session, clear }, fetch },
-    requests,
-    clear,
-  };
 }
 
 describe('exportReport', () => {
@@ -206,7 +194,7 @@ describe('exportReport', () => {
 
   it('streams the export with the session token, reporting bytes and rows, under the server file name', async () => {
     const name = exportFileName('registration', 'items', '2030-01-01', '2030-01-31', 'YES');
-    const { deps, requests } = fileDeps(
+    const { api, requests } = fileApi(
       new Response(stream(['PK', 'abcd', 'efgh']), {
         headers: {
           'content-type': 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
@@ -216,11 +204,11 @@ describe('exportReport', () => {
       }),
     );
     const progress: FileProgress[] = [];
-    const file = await exportReport(deps, query, 'items', { onProgress: (p) => progress.push(p) });
+    const file = await exportReport(api, query, 'items', { onProgress: (p) => progress.push(p) });
     expect(requests[0]?.url).toBe(
       'http://console.test/api/v2/reports/export?report=registration&startdate=2030-01-01&enddate=2030-01-31&match=YES&part=items',
     );
-    expect(requests[0]?.init?.headers).toEqual({ 'X-API-Key': 'tok-1' });
+    expect(requests[0]?.headers.get('X-API-Key')).toBe('tok-1');
     expect(file.fileName).toBe('Registration_Status_Matched-2030-01-01-2030-01-31.xlsx');
     expect(file.totalRows).toBe(1200);
     expect(await file.blob.text()).toBe('PKabcdefgh');
@@ -229,9 +217,9 @@ describe('exportReport', () => {
   });
 
   it("falls back to the contract's spec name when the header is missing", async () => {
-    const { deps } = fileDeps(new Response(stream(['x'])));
+    const { api } = fileApi(new Response(stream(['x'])));
     const file = await exportReport(
-      deps,
+      api,
       { report: 'setwallpaper', startdate: '2030-01-01', enddate: '2030-01-02' },
       'commands',
     );
@@ -246,33 +234,34 @@ describe('exportReport', () => {
   });
 
   it("raises the server's refusal as an ApiError with its message", async () => {
-    const { deps } = fileDeps(
+    const { api } = fileApi(
       new Response(JSON.stringify({ status: 'error', message: MESSAGES.endBeforeStart }), { status: 400 }),
     );
-    const failure = exportReport(deps, query, 'items');
+    const failure = exportReport(api, query, 'items');
     await expect(failure).rejects.toBeInstanceOf(ApiError);
     await expect(failure).rejects.toMatchObject({ status: 400, serverMessage: MESSAGES.endBeforeStart });
   });
 
   it("ends the session on 'Authorization Failed'", async () => {
-    const { deps, clear } = fileDeps(
+    const { api, clear, onAuthorizationFailed } = fileApi(
       new Response(JSON.stringify({ status: 'error', message: MESSAGES.authorizationFailed }), {
         status: 401,
       }),
     );
-    await expect(exportReport(deps, query, 'items')).rejects.toBeInstanceOf(ApiError);
+    await expect(exportReport(api, query, 'items')).rejects.toBeInstanceOf(ApiError);
     expect(clear).toHaveBeenCalledOnce();
+    expect(onAuthorizationFailed).toHaveBeenCalledOnce();
   });
 
   it('raises a NetworkError when the server cannot be reached', async () => {
-    const { deps } = fileDeps(new TypeError('Failed to fetch'));
-    await expect(exportReport(deps, query, 'items')).rejects.toBeInstanceOf(NetworkError);
+    const { api } = fileApi(new TypeError('Failed to fetch'));
+    await expect(exportReport(api, query, 'items')).rejects.toBeInstanceOf(NetworkError);
   });
 });
 
 describe('fetchUploadedFile', () => {
   it('fetches the history link with the session token and keeps the server file name', async () => {
-    const { deps, requests } = fileDeps(
+    const { api, requests } = fileApi(
       new Response('Sno,IMEI1\r\n1,350000000000001\r\n', {
         headers: {
           'content-type': 'text/csv',
@@ -281,13 +270,13 @@ describe('fetchUploadedFile', () => {
       }),
     );
     const file = await fetchUploadedFile(
-      deps,
+      api,
       '/api/v2/uploads/setWallpaperfiles/2030-01-01T00-00-00-000Z-wallpaper.csv',
     );
     expect(requests[0]?.url).toBe(
       'http://console.test/api/v2/uploads/setWallpaperfiles/2030-01-01T00-00-00-000Z-wallpaper.csv',
     );
-    expect(requests[0]?.init?.headers).toEqual({ 'X-API-Key': 'tok-1' });
+    expect(requests[0]?.headers.get('X-API-Key')).toBe('tok-1');
     expect(file.fileName).toBe('wallpaper.csv');
     expect(await file.blob.text()).toBe('Sno,IMEI1\r\n1,350000000000001\r\n');
   });

@@ -1,8 +1,8 @@
 /**
  * Reports and history (spec §7 downloadReports.php) and the `/api/v2/` calls beside it: the streamed xlsx
  * exports (design.md §3.5) and the uploaded files the bulk-upload history links to. The JSON call is paged
- * (offset/limit) and read to the end; the two file calls are read as streams with the session token as
- * X-API-Key, which a plain link cannot send.
+ * (offset/limit) and read to the end; the two file calls go through `ApiClient.file` (streamed, with the
+ * session token as X-API-Key, which a plain link cannot send).
  */
 import {
   bulkHistoryRowSchema,
@@ -15,20 +15,20 @@ import {
   exportFileName,
   type RegistrationFilter,
   type ReportKind,
-  type RuntimeConfig,
   registrationRowSchema,
   reportTab,
 } from '@lendlock/contract';
 import { z } from 'zod';
-import type { SessionStore } from '../app/session/store';
 import {
-  API_KEY_HEADER,
   type ApiCallOptions,
   type ApiClient,
   ApiError,
-  isAuthorizationFailure,
-  NetworkError,
+  type DownloadedFile,
+  type FileCallOptions,
 } from './client';
+
+/** What a file call takes besides its address: the abort signal and the progress callback. */
+export type FileOptions = Omit<FileCallOptions, 'fallbackName'>;
 
 /** Rows asked per downloadReports.php call (the server allows up to 100,000). */
 export const REPORT_PAGE_SIZE = 10_000;
@@ -164,110 +164,7 @@ export async function fetchReport(
   return { kind, items, commands, message } as Report;
 }
 
-// ---- Files: the xlsx exports and the uploaded CSVs ----
-
-export interface FileCallDeps {
-  config: Pick<RuntimeConfig, 'apiBase'>;
-  sessions: Pick<SessionStore, 'get' | 'clear'>;
-  fetch?: typeof fetch;
-}
-
-export interface FileProgress {
-  /** The name the file is saved under. */
-  fileName: string;
-  /** Bytes received so far. */
-  bytes: number;
-  /** Rows the file holds (the server's x-total-rows), when it said. */
-  totalRows: number | null;
-}
-
-export interface DownloadedFile {
-  blob: Blob;
-  fileName: string;
-  totalRows: number | null;
-}
-
-/** The file name of a `content-disposition` header (`filename*=UTF-8''…` preferred), or null. */
-export function fileNameFromDisposition(header: string | null): string | null {
-  if (!header) return null;
-  const extended = /filename\*\s*=\s*(?:UTF-8|utf-8)''([^;]+)/.exec(header);
-  if (extended?.[1]) {
-    try {
-      return decodeURIComponent(extended[1].trim());
-    } catch {
-      // fall through to the plain parameter
-    }
-  }
-  const quoted = /filename\s*=\s*"((?:[^"\\]|\\.)*)"/.exec(header);
-  if (quoted?.[1]) return quoted[1].replace(/\\(.)/g, '$1');
-  const bare = /filename\s*=\s*([^;\s]+)/.exec(header);
-  return bare?.[1] ?? null;
-}
-
-/** The URL of an `/api/v2/…` call under the configured API base (which may name another origin). */
-export function apiUrl(config: Pick<RuntimeConfig, 'apiBase'>, pathOrScript: string): string {
-  const base = new URL(config.apiBase, globalThis.location?.href ?? 'http://localhost/');
-  return new URL(pathOrScript, base).toString();
-}
-
-async function errorBody(response: Response): Promise<unknown> {
-  const text = await response.text().catch(() => '');
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
-}
-
-/**
- * GETs a file with the session token, reading the body as a stream and reporting the bytes received.
- * A refusal raises ApiError with the server's message; 'Authorization Failed' also ends the session.
- */
-export async function fetchFile(
-  deps: FileCallDeps,
-  url: string,
-  fallbackName: string,
-  options: { signal?: AbortSignal | undefined; onProgress?: ((progress: FileProgress) => void) | undefined },
-): Promise<DownloadedFile> {
-  const doFetch = deps.fetch ?? ((input, init) => globalThis.fetch(input, init));
-  const headers: Record<string, string> = {};
-  const token = deps.sessions.get()?.token;
-  if (token) headers[API_KEY_HEADER] = token;
-  let response: Response;
-  try {
-    response = await doFetch(url, { headers, credentials: 'same-origin', signal: options.signal });
-  } catch (error) {
-    if (options.signal?.aborted) throw error;
-    throw new NetworkError(error);
-  }
-  if (!response.ok) {
-    const body = await errorBody(response);
-    if (isAuthorizationFailure(body)) deps.sessions.clear();
-    throw new ApiError(response.status, body);
-  }
-  const fileName = fileNameFromDisposition(response.headers.get('content-disposition')) ?? fallbackName;
-  const rowsHeader = response.headers.get('x-total-rows');
-  const totalRows = rowsHeader !== null && /^\d+$/.test(rowsHeader) ? Number(rowsHeader) : null;
-  const type = response.headers.get('content-type') ?? 'application/octet-stream';
-  const chunks: Uint8Array<ArrayBuffer>[] = [];
-  let bytes = 0;
-  options.onProgress?.({ fileName, bytes, totalRows });
-  const reader = response.body?.getReader();
-  if (reader) {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      chunks.push(value);
-      bytes += value.byteLength;
-      options.onProgress?.({ fileName, bytes, totalRows });
-    }
-  } else {
-    const buffer = new Uint8Array(await response.arrayBuffer());
-    chunks.push(buffer);
-    options.onProgress?.({ fileName, bytes: buffer.byteLength, totalRows });
-  }
-  return { blob: new Blob(chunks, { type }), fileName, totalRows };
-}
+// ---- Files: the xlsx exports and the uploaded CSVs (through ApiClient.file) ----
 
 /** The query string of an export: the report's form and which part (its rows, or its executed commands). */
 export function exportSearch(query: ReportQuery, part: ExportPart): string {
@@ -286,25 +183,22 @@ export function exportSearch(query: ReportQuery, part: ExportPart): string {
  * (spec §9; the contract's `exportFileName` when the header is missing).
  */
 export function exportReport(
-  deps: FileCallDeps,
+  api: ApiClient,
   query: ReportQuery,
   part: ExportPart,
-  options: { signal?: AbortSignal; onProgress?: (progress: FileProgress) => void } = {},
+  options: FileOptions = {},
 ): Promise<DownloadedFile> {
-  return fetchFile(
-    deps,
-    apiUrl(deps.config, `v2/reports/export?${exportSearch(query, part)}`),
-    exportFileName(query.report, part, query.startdate, query.enddate, query.match),
-    options,
-  );
+  return api.file(`v2/reports/export?${exportSearch(query, part)}`, {
+    ...options,
+    fallbackName: exportFileName(query.report, part, query.startdate, query.enddate, query.match),
+  });
 }
 
 /** The uploaded CSV a bulk-upload history row links to (`/api/v2/uploads/<feature>/<stored name>`). */
 export function fetchUploadedFile(
-  deps: FileCallDeps,
+  api: ApiClient,
   path: string,
-  options: { signal?: AbortSignal } = {},
+  options: FileOptions = {},
 ): Promise<DownloadedFile> {
-  const stored = path.split('/').pop() ?? 'upload.csv';
-  return fetchFile(deps, apiUrl(deps.config, path), stored, options);
+  return api.file(path, { ...options, fallbackName: path.split('/').pop() || 'upload.csv' });
 }

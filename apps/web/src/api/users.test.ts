@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { noFile } from '../test/fakeApi';
 import type { ApiCallOptions, ApiClient } from './client';
 import { ApiError } from './client';
 import { addUser, forceLogout, getPermissions, getUsers, updateUser, updateUserStatus } from './users';
@@ -11,6 +12,7 @@ function fakeApi(reply: unknown) {
       calls.push({ script, options: options as ApiCallOptions<unknown> });
       return options.parse ? options.parse(reply) : (reply as T);
     },
+    file: noFile,
   };
   return { api, calls };
 }

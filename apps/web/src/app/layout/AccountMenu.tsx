@@ -4,7 +4,7 @@
  */
 import { Button, Menu } from '@mantine/core';
 import { Link, useLocation } from 'react-router';
-import { MFA_LABELS } from '../../pages/Auth/TwoFactor/labels';
+import { MFA_LABELS } from '../../features/mfa/labels';
 import { TWO_FACTOR_PATH } from '../../pages/Auth/TwoFactor/paths';
 
 export function AccountMenu({ email }: { email: string }) {

@@ -9,13 +9,13 @@ import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { batchKeys, fetchAllBatchResults } from '../../api/batches';
 import { useServices } from '../../app/services';
+import { VirtualTable } from '../../components/VirtualTable';
 import { downloadText } from '../csv/download';
 import { formatMs } from '../csv/outcome';
 import { type BatchKind, batchSummary } from './batchRules';
 import { resultColumns } from './columns';
 import { BATCH_LABELS } from './labels';
 import { resultsCsv, resultsFileName } from './resultsCsv';
-import { VirtualTable } from './VirtualTable';
 
 export function BatchOutcome({ batch, kind }: { batch: BatchProgress; kind: BatchKind }) {
   const { api } = useServices();

@@ -4,9 +4,9 @@
  */
 import type { NotifyRow } from '@lendlock/contract';
 import { Button, Group, Modal, Stack, Text } from '@mantine/core';
+import { VirtualTable } from '../../components/VirtualTable';
 import { NOTIFY_PREVIEW_COLUMNS } from './columns';
 import { BATCH_LABELS } from './labels';
-import { VirtualTable } from './VirtualTable';
 
 export function FilePreview({
   rows,

@@ -1,8 +1,8 @@
 /** The columns of the results table (spec §2: S.No., IMEI, Status) and of the Notify File Preview. */
 import type { BatchResult, NotifyRow } from '@lendlock/contract';
+import type { VirtualColumn } from '../../components/columns';
 import type { BatchKind } from './batchRules';
 import { BATCH_LABELS } from './labels';
-import type { VirtualColumn } from './VirtualTable';
 
 const status = (r: BatchResult) => r.validate ?? BATCH_LABELS.notProcessed;
 

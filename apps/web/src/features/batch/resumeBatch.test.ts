@@ -1,6 +1,7 @@
 import { type BatchProgress, type BatchResult, MESSAGES } from '@lendlock/contract';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ApiClient } from '../../api/client';
+import { noFile } from '../../test/fakeApi';
 import { downloadText } from '../csv/download';
 import { processStoppedBatch } from './resumeBatch';
 
@@ -62,6 +63,7 @@ function fakeApi(batch: BatchProgress, results: BatchResult[]) {
             };
       return options.parse ? options.parse(reply) : (reply as never);
     },
+    file: noFile,
   };
   return { api, calls };
 }

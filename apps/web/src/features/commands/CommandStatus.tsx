@@ -7,18 +7,11 @@ import { Badge, Group, Text } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { commandKeys, fetchCommandStatus } from '../../api/commands';
 import { useServices } from '../../app/services';
-import { isPendingStatus, liveStatusText } from './forms';
+import { isPendingStatus, statusColor, statusLabel } from '../../components/commandStatus';
 import { COMMAND_LABELS } from './labels';
 
 /** Every second for the first minute, then every 5 s while the device is still away. */
 const pollEvery = (updates: number) => (updates < 60 ? 1_000 : 5_000);
-
-const COLORS: Record<string, string> = {
-  pending: 'yellow',
-  delivered: 'blue',
-  executed: 'green',
-  failed: 'red',
-};
 
 export function CommandStatus({
   transactionId,
@@ -40,7 +33,8 @@ export function CommandStatus({
       return status === undefined || isPendingStatus(status) ? pollEvery(q.state.dataUpdateCount) : false;
     },
   });
-  const text = query.data ? liveStatusText(query.data.status) : liveStatusText('QUEUED');
+  // Until the first answer, the command reads as queued.
+  const status = query.data?.status ?? 'QUEUED';
   return (
     <Group gap="xs" wrap="nowrap" aria-live="polite">
       {label ? (
@@ -50,11 +44,11 @@ export function CommandStatus({
       ) : null}
       <Badge
         variant="light"
-        color={COLORS[text] ?? 'gray'}
+        color={statusColor(status)}
         data-testid={testId}
         data-status={query.data?.status}
       >
-        {text}
+        {statusLabel(status)}
       </Badge>
       {query.data?.result && query.data.status === 'FAILED' ? (
         <Text size="sm" c="red">

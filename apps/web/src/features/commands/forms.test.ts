@@ -5,7 +5,6 @@ import {
   EMPTY_NOTIFY_FORM,
   formatAmount,
   imeiKeystroke,
-  liveStatusText,
   localIsoDate,
   type NotifyFormValues,
   notifyFields,
@@ -152,15 +151,4 @@ describe('notify single form', () => {
       caseType: 'Post',
     });
   });
-});
-
-describe('live status', () => {
-  it.each([
-    ['QUEUED', 'pending'],
-    ['SENT', 'pending'],
-    ['DELIVERED', 'delivered'],
-    ['EXECUTED', 'executed'],
-    ['FAILED', 'failed'],
-    ['EXPIRED', 'expired'],
-  ])('%s reads %s', (status, text) => expect(liveStatusText(status)).toBe(text));
 });

@@ -4,19 +4,16 @@
  * blur, template, date rules per template, the generated header and message).
  */
 import {
-  COMMAND_STATUSES,
-  type CommandStatus,
   GRADES,
   type LockNotificationRequest,
   MESSAGES,
   NOTIFY_TEMPLATES,
   type NotifyTemplate,
   notifyMessage,
-  PENDING_STATUSES,
   parseDay,
   validateSingleImei,
 } from '@lendlock/contract';
-import { COMMAND_FORM_MESSAGES, LIVE_STATUS_TEXT } from './labels';
+import { COMMAND_FORM_MESSAGES } from './labels';
 
 export type Grade = (typeof GRADES)[number]['value'];
 
@@ -145,17 +142,4 @@ export function notifyFields(
   imei: string,
 ): Pick<LockNotificationRequest, 'imei' | 'message' | 'caseType'> {
   return { imei: imei.trim(), message: preview.message, caseType: preview.template };
-}
-
-// ---- Live status ----
-
-export function isPendingStatus(status: string): boolean {
-  return (PENDING_STATUSES as readonly string[]).includes(status);
-}
-
-/** QUEUED and SENT read 'pending' (the device has not acknowledged); the others their own name. */
-export function liveStatusText(status: string): string {
-  return (COMMAND_STATUSES as readonly string[]).includes(status)
-    ? LIVE_STATUS_TEXT[status as CommandStatus]
-    : status.toLowerCase();
 }

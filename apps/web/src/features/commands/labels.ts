@@ -43,15 +43,3 @@ export const COMMAND_FORM_MESSAGES = {
   preDueDate: 'For Pre Due the date must be today or later.',
   postDueDate: 'For Post Due the date must be today or earlier.',
 } as const;
-
-/** How the live status of a sent command reads (design.md §4: 'pending' until the device acknowledges). */
-export const LIVE_STATUS_TEXT = {
-  QUEUED: 'pending',
-  SENT: 'pending',
-  DELIVERED: 'delivered',
-  EXECUTED: 'executed',
-  FAILED: 'failed',
-  SUPERSEDED: 'superseded',
-  CANCELLED: 'cancelled',
-  EXPIRED: 'expired',
-} as const;

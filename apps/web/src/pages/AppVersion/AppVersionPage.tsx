@@ -8,7 +8,7 @@ import { useQuery } from '@tanstack/react-query';
 import { deviceKeys, fetchAppVersions } from '../../api/devices';
 import { useServices } from '../../app/services';
 import { useSession } from '../../app/session/useSession';
-import { DEVICE_LABELS as L } from '../Devices/labels';
+import { DEVICE_LABELS as L } from '../../features/devices/labels';
 
 export default function AppVersionPage({ screen }: { screen: Screen }) {
   return (

@@ -13,7 +13,6 @@ import {
   Pagination,
   Progress,
   Stack,
-  Table,
   Text,
   TextInput,
   Title,
@@ -28,9 +27,9 @@ import {
   searchAudit,
 } from '../../api/audit';
 import { useServices } from '../../app/services';
-import { exportProgressText } from '../Reports/reportForm';
-import { VirtualTable } from '../Reports/VirtualTable';
-import '../Reports/reports.css';
+import { textColumns } from '../../components/columns';
+import { downloadProgressText } from '../../components/downloadProgress';
+import { VirtualTable } from '../../components/VirtualTable';
 import {
   type AuditLogFormValues,
   auditFilter,
@@ -44,6 +43,10 @@ import {
 import { AUDIT_LOG_COLUMNS, auditCells } from './columns';
 import { AUDIT_LOG_LABELS as L } from './labels';
 import { useAuditExport } from './useAuditExport';
+
+const AUDIT_TABLE_COLUMNS = textColumns(AUDIT_LOG_COLUMNS, auditCells);
+/** Spec §9: result tables scroll at about 350 to 400 px. */
+const AUDIT_TABLE_HEIGHT = 380;
 
 export default function AuditLogPage({ screen }: { screen: Screen }) {
   const queryClient = useQueryClient();
@@ -155,7 +158,7 @@ export default function AuditLogPage({ screen }: { screen: Screen }) {
         ) : null}
         {files.progress ? (
           <Stack gap={4} mt="sm" data-testid="audit-export-progress">
-            <Text size="sm">{exportProgressText(files.progress)}</Text>
+            <Text size="sm">{downloadProgressText(files.progress)}</Text>
             <Progress value={100} animated striped aria-label={L.export} />
           </Stack>
         ) : null}
@@ -239,18 +242,9 @@ function Results({
           key={request.offset}
           testId="audit-rows"
           label={L.results}
-          columns={AUDIT_LOG_COLUMNS}
-          rowCount={items.length}
-          renderCells={(index) => {
-            const row = items[index];
-            return row
-              ? auditCells(row).map((cell, column) => (
-                  <Table.Td key={AUDIT_LOG_COLUMNS[column]?.title ?? column} title={cell}>
-                    {cell}
-                  </Table.Td>
-                ))
-              : null;
-          }}
+          rows={items}
+          columns={AUDIT_TABLE_COLUMNS}
+          height={AUDIT_TABLE_HEIGHT}
         />
       )}
       {total > AUDIT_PAGE_SIZE ? (

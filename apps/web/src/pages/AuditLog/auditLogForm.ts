@@ -4,7 +4,7 @@
  */
 import { MESSAGES } from '@lendlock/contract';
 import { type AuditFilter, filterFields } from '../../api/audit';
-import { ApiError } from '../../api/client';
+import { refusalMessage } from '../../api/client';
 import { AUDIT_LOG_LABELS as L } from './labels';
 
 export interface AuditLogFormValues {
@@ -53,6 +53,5 @@ export function rangeText(offset: number, shown: number, total: number): string 
 
 /** The server's own message when it refused the search, else 'Cannot fetch the data now, please try again'. */
 export function failureMessage(error: unknown): string {
-  if (error instanceof ApiError && error.status < 500 && error.serverMessage) return error.serverMessage;
-  return MESSAGES.cannotFetch;
+  return refusalMessage(error, MESSAGES.cannotFetch);
 }

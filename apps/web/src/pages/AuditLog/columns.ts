@@ -1,9 +1,9 @@
 /** The audit log table: its columns (headings and widths) and the text of each cell of a row. */
 import type { AuditRow } from '../../api/audit';
-import type { Column } from '../Reports/columns';
+import type { TextColumn } from '../../components/columns';
 import { AUDIT_LOG_LABELS as L } from './labels';
 
-export const AUDIT_LOG_COLUMNS: readonly Column[] = [
+export const AUDIT_LOG_COLUMNS: readonly TextColumn[] = [
   { title: L.when, width: 170 },
   { title: L.who, width: 220 },
   { title: L.what, width: 190 },

@@ -21,7 +21,7 @@ import {
 import { type UseQueryResult, useQuery } from '@tanstack/react-query';
 import { deviceKeys, fetchDashboardCharts, fetchHomeData } from '../../api/devices';
 import { useServices } from '../../app/services';
-import { statusColor } from '../Devices/commandStatus';
+import { statusColor } from '../../components/commandStatus';
 import { BarChart } from './BarChart';
 import { DASHBOARD_LABELS as L, SAMPLE_FILES } from './labels';
 

@@ -5,8 +5,8 @@
 import type { Screen } from '@lendlock/contract';
 import { Card, Stack, Title } from '@mantine/core';
 import { ImeiCsvUpload } from '../../features/csv/ImeiCsvUpload';
-import { BatchDevices, useDeviceLookup } from '../Devices/BatchDevices';
-import { DEVICE_LABELS } from '../Devices/labels';
+import { BatchDevices, useDeviceLookup } from '../../features/devices/BatchDevices';
+import { DEVICE_LABELS } from '../../features/devices/labels';
 
 export default function LastCommandPage({ screen }: { screen: Screen }) {
   const lookup = useDeviceLookup();

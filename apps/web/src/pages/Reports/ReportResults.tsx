@@ -3,10 +3,11 @@
  * records, or a command's bulk-upload history (links to the uploaded files) and its executed commands.
  */
 import type { BulkHistoryRow, DeenrollRow, ExecutedCommandRow, RegistrationRow } from '@lendlock/contract';
-import { Anchor, Button, Card, Group, Stack, Table, Text, Title } from '@mantine/core';
-import type { ReactNode } from 'react';
+import { Anchor, Button, Card, Group, Stack, Text, Title } from '@mantine/core';
 import type { Report } from '../../api/reports';
-import { useOpenAudit } from '../Audit/openAudit';
+import { textColumns, type VirtualColumn } from '../../components/columns';
+import { VirtualTable } from '../../components/VirtualTable';
+import { useOpenAudit } from '../../features/audit/openAudit';
 import {
   ACTION_COLUMN,
   BULK_HISTORY_COLUMNS,
@@ -14,17 +15,15 @@ import {
   bulkHistoryCells,
   COMMAND_COLUMNS,
   COMMAND_INTERFACE_COLUMN,
-  type Column,
   commandCells,
   DEENROLL_COLUMNS,
   deenrollCells,
   REGISTRATION_COLUMNS,
   registrationCells,
   SNO_COLUMN,
+  uploadedFileName,
 } from './columns';
 import { INTERFACE_NAMES, REPORT_LABELS as L } from './labels';
-import { VirtualTable } from './VirtualTable';
-import './reports.css';
 
 export function ReportResults({
   report,
@@ -54,28 +53,26 @@ export function ReportResults({
   }
 }
 
-function ResultCard({
+function ResultCard<T>({
   part,
   title,
-  count,
+  rows,
   columns,
-  renderCells,
 }: {
   part: 'items' | 'commands';
   title: string;
-  count: number;
-  columns: readonly Column[];
-  renderCells: (index: number) => ReactNode;
+  rows: readonly T[];
+  columns: readonly VirtualColumn<T>[];
 }) {
   return (
     <Card withBorder>
       <Group justify="space-between" mb="xs">
         <Title order={4}>{title}</Title>
-        <Text size="sm" c="dimmed" data-testid={`report-${part}-count`} data-count={count}>
-          {L.rows(count)}
+        <Text size="sm" c="dimmed" data-testid={`report-${part}-count`} data-count={rows.length}>
+          {L.rows(rows.length)}
         </Text>
       </Group>
-      {count === 0 ? (
+      {rows.length === 0 ? (
         <Text size="sm" c="dimmed">
           {L.noRows}
         </Text>
@@ -83,76 +80,44 @@ function ResultCard({
         <VirtualTable
           testId={`report-${part}`}
           label={title}
+          rows={rows}
           columns={columns}
-          rowCount={count}
-          renderCells={renderCells}
+          height={REPORT_TABLE_HEIGHT}
         />
       )}
     </Card>
   );
 }
 
-/** A row's text cells under `columns`; `special` gives a cell other content or another tooltip. */
-function Cells({
-  columns,
-  cells,
-  special,
-}: {
-  columns: readonly Column[];
-  cells: readonly string[];
-  special?: (cell: string, column: number) => { content?: ReactNode; title?: string } | null;
-}) {
-  return cells.map((cell, column) => {
-    const custom = special?.(cell, column);
-    return (
-      <Table.Td key={columns[column]?.title ?? cell} title={custom?.title ?? cell}>
-        {custom?.content ?? cell}
-      </Table.Td>
-    );
-  });
+/** Spec §9: result tables scroll at about 350 to 400 px. */
+const REPORT_TABLE_HEIGHT = 380;
+
+/** The S.No. column: the row's position, from 1. */
+function snoColumn<T>(): VirtualColumn<T> {
+  return { header: SNO_COLUMN.title, width: SNO_COLUMN.width, cell: (_row, index) => index + 1 };
 }
 
 function RegistrationTable({ rows, title }: { rows: readonly RegistrationRow[]; title: string }) {
   const openAudit = useOpenAudit();
-  return (
-    <ResultCard
-      part="items"
-      title={title}
-      count={rows.length}
-      columns={[SNO_COLUMN, ACTION_COLUMN, ...REGISTRATION_COLUMNS]}
-      renderCells={(index) => {
-        const row = rows[index] as RegistrationRow;
-        return (
-          <>
-            <Table.Td>{index + 1}</Table.Td>
-            <Table.Td>
-              <Button size="compact-xs" variant="light" onClick={() => openAudit(row.imei1)}>
-                {L.viewAudit}
-              </Button>
-            </Table.Td>
-            <Cells columns={REGISTRATION_COLUMNS} cells={registrationCells(row)} />
-          </>
-        );
-      }}
-    />
-  );
+  const columns: VirtualColumn<RegistrationRow>[] = [
+    snoColumn(),
+    {
+      header: ACTION_COLUMN.title,
+      width: ACTION_COLUMN.width,
+      cell: (row) => (
+        <Button size="compact-xs" variant="light" onClick={() => openAudit(row.imei1)}>
+          {L.viewAudit}
+        </Button>
+      ),
+    },
+    ...textColumns(REGISTRATION_COLUMNS, registrationCells),
+  ];
+  return <ResultCard part="items" title={title} rows={rows} columns={columns} />;
 }
 
 function DeenrollTable({ rows, title }: { rows: readonly DeenrollRow[]; title: string }) {
-  return (
-    <ResultCard
-      part="items"
-      title={title}
-      count={rows.length}
-      columns={[SNO_COLUMN, ...DEENROLL_COLUMNS]}
-      renderCells={(index) => (
-        <>
-          <Table.Td>{index + 1}</Table.Td>
-          <Cells columns={DEENROLL_COLUMNS} cells={deenrollCells(rows[index] as DeenrollRow)} />
-        </>
-      )}
-    />
-  );
+  const columns = [snoColumn<DeenrollRow>(), ...textColumns(DEENROLL_COLUMNS, deenrollCells)];
+  return <ResultCard part="items" title={title} rows={rows} columns={columns} />;
 }
 
 function BulkHistoryTable({
@@ -164,79 +129,47 @@ function BulkHistoryTable({
   onOpenUpload: (path: string) => void;
   removedUploads: Readonly<Record<string, string>>;
 }) {
-  return (
-    <ResultCard
-      part="items"
-      title={L.bulkHistory}
-      count={rows.length}
-      columns={[SNO_COLUMN, ...BULK_HISTORY_COLUMNS]}
-      renderCells={(index) => {
-        const row = rows[index] as BulkHistoryRow;
+  const columns = [snoColumn<BulkHistoryRow>(), ...textColumns(BULK_HISTORY_COLUMNS, bulkHistoryCells)];
+  const text = columns[BULK_HISTORY_FILE_COLUMN + 1] as VirtualColumn<BulkHistoryRow>;
+  // The File column links to the uploaded file, or says why it was removed.
+  columns[BULK_HISTORY_FILE_COLUMN + 1] = {
+    ...text,
+    title: (row, index) => (row.file && removedUploads[row.file]) || text.title?.(row, index),
+    cell: (row, index) => {
+      const file = row.file;
+      if (!file) return text.cell(row, index);
+      const removed = removedUploads[file];
+      if (removed)
         return (
-          <>
-            <Table.Td>{index + 1}</Table.Td>
-            <Cells
-              columns={BULK_HISTORY_COLUMNS}
-              cells={bulkHistoryCells(row)}
-              special={(cell, column) => {
-                const file = row.file;
-                if (column !== BULK_HISTORY_FILE_COLUMN || !file) return null;
-                const removed = removedUploads[file];
-                if (removed)
-                  return {
-                    title: removed,
-                    content: (
-                      <Text size="sm" c="dimmed" data-testid="upload-removed">
-                        {removed}
-                      </Text>
-                    ),
-                  };
-                return {
-                  content: (
-                    <Anchor
-                      href={file}
-                      size="sm"
-                      onClick={(event) => {
-                        // The file needs the session token, which a plain link cannot send.
-                        event.preventDefault();
-                        onOpenUpload(file);
-                      }}
-                    >
-                      {cell}
-                    </Anchor>
-                  ),
-                };
-              }}
-            />
-          </>
+          <Text size="sm" c="dimmed" data-testid="upload-removed">
+            {removed}
+          </Text>
         );
-      }}
-    />
-  );
+      return (
+        <Anchor
+          href={file}
+          size="sm"
+          onClick={(event) => {
+            // The file needs the session token, which a plain link cannot send.
+            event.preventDefault();
+            onOpenUpload(file);
+          }}
+        >
+          {uploadedFileName(row)}
+        </Anchor>
+      );
+    },
+  };
+  return <ResultCard part="items" title={L.bulkHistory} rows={rows} columns={columns} />;
 }
 
 function CommandTable({ rows }: { rows: readonly ExecutedCommandRow[] }) {
-  return (
-    <ResultCard
-      part="commands"
-      title={L.commands}
-      count={rows.length}
-      columns={[SNO_COLUMN, ...COMMAND_COLUMNS]}
-      renderCells={(index) => {
-        const cells = commandCells(rows[index] as ExecutedCommandRow);
-        return (
-          <>
-            <Table.Td>{index + 1}</Table.Td>
-            <Cells
-              columns={COMMAND_COLUMNS}
-              cells={cells}
-              special={(cell, column) =>
-                column === COMMAND_INTERFACE_COLUMN ? { title: INTERFACE_NAMES[cell] ?? cell } : null
-              }
-            />
-          </>
-        );
-      }}
-    />
-  );
+  const columns = [snoColumn<ExecutedCommandRow>(), ...textColumns(COMMAND_COLUMNS, commandCells)];
+  const text = columns[COMMAND_INTERFACE_COLUMN + 1] as VirtualColumn<ExecutedCommandRow>;
+  // The Interface column's S, A or B has its meaning as the tooltip.
+  columns[COMMAND_INTERFACE_COLUMN + 1] = {
+    ...text,
+    title: (row) => INTERFACE_NAMES[row.interface] ?? row.interface,
+  };
+  return <ResultCard part="commands" title={L.commands} rows={rows} columns={columns} />;
 }

@@ -36,12 +36,12 @@ import {
   reportKeys,
 } from '../../api/reports';
 import { useServices } from '../../app/services';
+import { downloadProgressText } from '../../components/downloadProgress';
 import { REPORT_LABELS as L } from './labels';
 import { ReportResults } from './ReportResults';
 import {
   EMPTY_REPORT_FORM,
   exportParts,
-  exportProgressText,
   FIRST_TAB,
   failureMessage,
   type ReportFormValues,
@@ -200,7 +200,7 @@ export default function ReportsPage({ screen }: { screen: Screen }) {
         ) : null}
         {files.progress ? (
           <Stack gap={4} mt="sm" data-testid="export-progress">
-            <Text size="sm">{exportProgressText(files.progress)}</Text>
+            <Text size="sm">{downloadProgressText(files.progress)}</Text>
             <Progress value={100} animated striped aria-label={L.download} />
           </Stack>
         ) : null}

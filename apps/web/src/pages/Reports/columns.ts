@@ -10,14 +10,12 @@ import {
   type ExecutedCommandRow,
   type RegistrationRow,
 } from '@lendlock/contract';
+import type { TextColumn } from '../../components/columns';
 import { formatLocalDateTime } from '../../lib/datetime';
 import { REPORT_LABELS as L } from './labels';
 
-export interface Column {
-  title: string;
-  /** Width in px (the tables have a fixed layout, so columns do not jump while rows scroll by). */
-  width: number;
-}
+/** Widths in px: the tables have a fixed layout, so columns do not jump while rows scroll by. */
+type Column = TextColumn;
 
 const when = (iso: string) => formatLocalDateTime(iso);
 const text = (value: string | null | undefined) => value ?? '';

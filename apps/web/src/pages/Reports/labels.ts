@@ -23,10 +23,6 @@ export const REPORT_LABELS = {
   noRows: 'No records.',
   // Columns beside COLUMN_LABELS
   viewAudit: 'View Audit',
-  // Export progress
-  exporting: (fileName: string) => `Exporting ${fileName}`,
-  received: (bytes: string) => `${bytes} received`,
-  ofRows: (rows: number) => `${rows.toLocaleString('en-US')} ${rows === 1 ? 'row' : 'rows'}`,
 } as const;
 
 /** Spec §9 command interfaces, shown beside the letter. */

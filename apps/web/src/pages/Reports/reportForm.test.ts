@@ -4,9 +4,7 @@ import { ApiError, NetworkError } from '../../api/client';
 import {
   EMPTY_REPORT_FORM,
   exportParts,
-  exportProgressText,
   failureMessage,
-  formatBytes,
   removedUploadMessage,
   reportQuery,
   sameQuery,
@@ -86,20 +84,6 @@ describe('failureMessage', () => {
       MESSAGES.reportFailure,
     );
     expect(failureMessage(new Error('parse'))).toBe(MESSAGES.reportFailure);
-  });
-});
-
-describe('export progress', () => {
-  it('shows the bytes received and the rows of the file', () => {
-    expect(formatBytes(512)).toBe('512 B');
-    expect(formatBytes(1536)).toBe('1.5 KB');
-    expect(formatBytes(5 * 1024 * 1024)).toBe('5.0 MB');
-    expect(
-      exportProgressText({ fileName: 'deenroll_record-a-b.xlsx', bytes: 2048, totalRows: 1_000_000 }),
-    ).toBe('Exporting deenroll_record-a-b.xlsx: 2.0 KB received, 1,000,000 rows');
-    expect(exportProgressText({ fileName: 'f.xlsx', bytes: 0, totalRows: null })).toBe(
-      'Exporting f.xlsx: 0 B received',
-    );
   });
 });
 

@@ -12,9 +12,8 @@ import {
   reportTab,
   validateReportForm,
 } from '@lendlock/contract';
-import { ApiError } from '../../api/client';
-import type { FileProgress, ReportQuery } from '../../api/reports';
-import { REPORT_LABELS as L } from './labels';
+import { ApiError, refusalMessage } from '../../api/client';
+import type { ReportQuery } from '../../api/reports';
 
 export interface ReportFormValues {
   /** YYYY-MM-DD, as a date input gives it; '' when not chosen. */
@@ -76,26 +75,5 @@ export function removedUploadMessage(error: unknown): string | null {
 }
 
 export function failureMessage(error: unknown): string {
-  if (error instanceof ApiError && error.status < 500 && error.serverMessage) return error.serverMessage;
-  return MESSAGES.reportFailure;
-}
-
-/** 1536 → '1.5 KB'. */
-export function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  const units = ['KB', 'MB', 'GB'];
-  let value = bytes / 1024;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit += 1;
-  }
-  return `${value.toFixed(1)} ${units[unit]}`;
-}
-
-/** 'Exporting report-….xlsx: 1.5 MB received, 1,200 rows'. */
-export function exportProgressText(progress: FileProgress): string {
-  const parts = [L.received(formatBytes(progress.bytes))];
-  if (progress.totalRows !== null) parts.push(L.ofRows(progress.totalRows));
-  return `${L.exporting(progress.fileName)}: ${parts.join(', ')}`;
+  return refusalMessage(error, MESSAGES.reportFailure);
 }

@@ -1,14 +1,16 @@
 /**
  * Download and the bulk-upload history links: files fetched with the session token and saved under the
- * server's name. An export reports its progress while it streams; Cancel (or leaving the screen) stops it.
- * An uploaded file deleted after UPLOAD_RETENTION answers 410: its link then shows the server's reason
- * instead of a download that cannot happen.
+ * server's name (components/useDownload). An export reports its progress while it streams; Cancel (or
+ * leaving the screen) stops it. An uploaded file deleted after UPLOAD_RETENTION answers 410: its link
+ * then shows the server's reason instead of a download that cannot happen.
  */
+
 import { type ExportPart, exportFileName } from '@lendlock/contract';
-import { useCallback, useEffect, useRef, useState } from 'react';
-import { exportReport, type FileProgress, fetchUploadedFile, type ReportQuery } from '../../api/reports';
+import { useCallback, useState } from 'react';
+import type { FileProgress } from '../../api/client';
+import { exportReport, fetchUploadedFile, type ReportQuery } from '../../api/reports';
 import { useServices } from '../../app/services';
-import { downloadBlob } from '../../features/csv/download';
+import { useDownload } from '../../components/useDownload';
 import { failureMessage, removedUploadMessage } from './reportForm';
 
 export interface ReportFiles {
@@ -25,63 +27,40 @@ export interface ReportFiles {
 }
 
 export function useReportFiles(): ReportFiles {
-  const { config, sessions } = useServices();
-  const [progress, setProgress] = useState<FileProgress | null>(null);
+  const { api } = useServices();
+  const download = useDownload();
+  const { run } = download;
+  // A history link is its own download: opening one does not stop an export under way.
+  const upload = useDownload().run;
   const [removedUploads, setRemovedUploads] = useState<Readonly<Record<string, string>>>({});
-  const running = useRef<AbortController | null>(null);
-
-  useEffect(() => () => running.current?.abort(), []);
-
-  const stop = useCallback(() => {
-    running.current?.abort();
-    running.current = null;
-    setProgress(null);
-  }, []);
 
   const exportParts = useCallback(
     async (query: ReportQuery, parts: readonly ExportPart[]) => {
-      running.current?.abort();
-      const controller = new AbortController();
-      running.current = controller;
       try {
         for (const part of parts) {
-          // Shown at once, while the server prepares the file; the server's name and sizes follow.
           const name = exportFileName(query.report, part, query.startdate, query.enddate, query.match);
-          setProgress({ fileName: name, bytes: 0, totalRows: null });
-          const file = await exportReport({ config, sessions }, query, part, {
-            signal: controller.signal,
-            onProgress: (next) => {
-              if (running.current === controller) setProgress(next);
-            },
-          });
-          if (controller.signal.aborted) return;
-          downloadBlob(file.blob, file.fileName);
+          const saved = await run(name, (options) => exportReport(api, query, part, options));
+          if (!saved) return;
         }
       } catch (error) {
-        if (!controller.signal.aborted) window.alert(failureMessage(error));
-      } finally {
-        if (running.current === controller) {
-          running.current = null;
-          setProgress(null);
-        }
+        window.alert(failureMessage(error));
       }
     },
-    [config, sessions],
+    [api, run],
   );
 
   const openUpload = useCallback(
     async (path: string) => {
       try {
-        const file = await fetchUploadedFile({ config, sessions }, path);
-        downloadBlob(file.blob, file.fileName);
+        await upload(path, (options) => fetchUploadedFile(api, path, options));
       } catch (error) {
         const removed = removedUploadMessage(error);
         if (removed) setRemovedUploads((shown) => ({ ...shown, [path]: removed }));
         else window.alert(failureMessage(error));
       }
     },
-    [config, sessions],
+    [api, upload],
   );
 
-  return { progress, exportParts, stop, openUpload, removedUploads };
+  return { progress: download.progress, exportParts, stop: download.stop, openUpload, removedUploads };
 }

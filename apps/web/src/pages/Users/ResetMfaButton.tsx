@@ -9,7 +9,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { getMfaUsers, mfaQueryKeys, resetMfa } from '../../api/mfa';
 import { userQueryKeys } from '../../api/users';
 import { useServices } from '../../app/services';
-import { MFA_LABELS } from '../Auth/TwoFactor/labels';
+import { MFA_LABELS } from '../../features/mfa/labels';
 import { toggleFailureText } from './userForms';
 
 export function ResetMfaButton({ user }: { user: ConsoleUser }) {

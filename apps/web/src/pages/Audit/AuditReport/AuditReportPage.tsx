@@ -3,9 +3,18 @@
  * and clears the report otherwise; the search button alerts 'IMEI number must be exactly 15 digits.' on
  * anything else. Four sections (registration, released, de-enroll/re-registration, executed commands with
  * each command's live status, refreshed while any awaits its device), Print Report with a print layout,
- * and Download Report as `AuditReport_{brand}_imei-{imei}.xlsx`.
+ * and Download Report: the xlsx the server writes (`GET /api/v2/auditReport/export`, one sheet per
+ * section, in the browser's time zone), saved as `AuditReport_{brand}_imei-{imei}.xlsx`.
  */
-import { type AuditResponse, MESSAGES, type Screen } from '@lendlock/contract';
+import {
+  type AuditResponse,
+  type AuditTable,
+  auditBrand,
+  auditFileName,
+  isAuditEmpty,
+  MESSAGES,
+  type Screen,
+} from '@lendlock/contract';
 import {
   Badge,
   Button,
@@ -21,22 +30,15 @@ import {
 } from '@mantine/core';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { deviceKeys, fetchAuditReport } from '../../../api/devices';
+import { refusalMessage } from '../../../api/client';
+import { deviceKeys, exportAuditReport, fetchAuditReport } from '../../../api/devices';
 import { useServices } from '../../../app/services';
-import { downloadBlob } from '../../../features/csv/download';
-import { isPendingStatus, statusColor } from '../../Devices/commandStatus';
-import { searchableImei } from '../../Devices/imeiSearch';
+import { isPendingStatus, statusColor } from '../../../components/commandStatus';
+import { useDownload } from '../../../components/useDownload';
+import { readAuditImei } from '../../../features/audit/openAudit';
+import { searchableImei } from '../../../features/devices/imeiSearch';
 import { AUDIT_LABELS as L } from '../labels';
-import { readAuditImei } from '../openAudit';
-import {
-  type AuditTable,
-  auditBrand,
-  auditFileName,
-  auditSheets,
-  auditTables,
-  hasPendingCommands,
-  isAuditEmpty,
-} from './auditReport';
+import { browserTimeZone, hasPendingCommands, screenTables } from './auditReport';
 import './auditReport.css';
 
 /** How often the report refreshes while a command awaits its device. */
@@ -47,7 +49,7 @@ export default function AuditReportPage({ screen }: { screen: Screen }) {
   const queryClient = useQueryClient();
   const [typed, setTyped] = useState(() => readAuditImei());
   const [imei, setImei] = useState<string | null>(() => searchableImei(readAuditImei()));
-  const [downloading, setDownloading] = useState(false);
+  const file = useDownload();
 
   const report = useQuery({
     queryKey: deviceKeys.audit(imei ?? ''),
@@ -67,17 +69,16 @@ export default function AuditReportPage({ screen }: { screen: Screen }) {
   };
 
   const loaded = imei !== null && report.data && !isAuditEmpty(report.data) ? report.data : null;
+  /** Download Report: the xlsx the server writes, one sheet per section, in the browser's time zone. */
   const download = async () => {
     if (!loaded || !imei) return;
-    setDownloading(true);
+    const fallbackName = auditFileName(auditBrand(loaded), imei);
     try {
-      const { buildWorkbook } = await import('./workbook');
-      const blob = await buildWorkbook(auditSheets(auditTables(loaded)));
-      downloadBlob(blob, auditFileName(auditBrand(loaded), imei));
-    } catch {
-      window.alert(MESSAGES.reportFailure);
-    } finally {
-      setDownloading(false);
+      await file.run(fallbackName, (options) =>
+        exportAuditReport(api, { imei, timeZone: browserTimeZone(), fallbackName }, options),
+      );
+    } catch (error) {
+      window.alert(refusalMessage(error, MESSAGES.reportFailure));
     }
   };
 
@@ -106,7 +107,7 @@ export default function AuditReportPage({ screen }: { screen: Screen }) {
         <Button variant="default" onClick={() => window.print()} disabled={!loaded}>
           {L.print}
         </Button>
-        <Button variant="default" onClick={download} disabled={!loaded} loading={downloading}>
+        <Button variant="default" onClick={download} disabled={!loaded} loading={file.progress !== null}>
           {L.download}
         </Button>
       </Group>
@@ -130,7 +131,7 @@ function AuditSections({
   if (query.isError || !query.data) return <Text c="red">{MESSAGES.cannotFetch}</Text>;
   return (
     <Stack>
-      {auditTables(query.data).map((table) => (
+      {screenTables(query.data).map((table) => (
         <Section key={table.key} table={table} />
       ))}
     </Stack>

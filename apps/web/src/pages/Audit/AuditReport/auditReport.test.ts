@@ -1,14 +1,13 @@
-import type { AuditResponse, ExecutedCommandRow } from '@lendlock/contract';
-import { describe, expect, it } from 'vitest';
-import { formatLocalDateTime } from '../../../lib/datetime';
 import {
+  type AuditResponse,
   auditBrand,
   auditFileName,
-  auditSheets,
-  auditTables,
-  hasPendingCommands,
+  type ExecutedCommandRow,
   isAuditEmpty,
-} from './auditReport';
+} from '@lendlock/contract';
+import { describe, expect, it } from 'vitest';
+import { formatLocalDateTime } from '../../../lib/datetime';
+import { screenTables as auditTables, hasPendingCommands } from './auditReport';
 
 const IMEI = '356938035643809';
 const AT = '2030-06-15T10:20:30.000Z';
@@ -54,7 +53,7 @@ const audit: AuditResponse = {
   deenroll: [{ imei1: IMEI, imei2: null, action: 'DEENROLL', createdat: AT }],
 };
 
-describe('auditTables', () => {
+describe('the report on the screen (the contract’s auditTables in local time)', () => {
   it('has the four sections of spec §2 in order', () => {
     expect(auditTables(audit).map((t) => t.title)).toEqual([
       'Registration Details',
@@ -113,21 +112,6 @@ describe('auditTables', () => {
       expect(table.sheet.length).toBeLessThanOrEqual(31);
       expect(table.sheet).not.toMatch(/[:\\/?*[\]]/);
     }
-  });
-});
-
-describe('auditSheets', () => {
-  it('puts the header first and neutralises formula cells', () => {
-    const tables = auditTables({
-      ...audit,
-      commands: [
-        command({ user: '=HYPERLINK("http://x")', commandType: '+1', status: '-', transactionId: '@a' }),
-      ],
-    });
-    const sheet = auditSheets(tables)[3];
-    expect(sheet?.name).toBe('Executed Commands');
-    expect(sheet?.rows[0]?.[0]).toBe('S.No.');
-    expect(sheet?.rows[1]).toEqual(expect.arrayContaining(['\'=HYPERLINK("http://x")', "'+1", "'-", "'@a"]));
   });
 });
 

@@ -9,8 +9,8 @@ import { type FormEvent, useState } from 'react';
 import { ApiError } from '../../../api/client';
 import { verifyMfa } from '../../../api/mfa';
 import { useServices } from '../../../app/services';
+import { MFA_LABELS } from '../../../features/mfa/labels';
 import { LABELS } from '../../../lib/labels';
-import { MFA_LABELS } from './labels';
 import { readCode, readRecoveryCode } from './mfaForms';
 
 export function MfaStep({

@@ -29,8 +29,8 @@ import { PageLoader } from '../../../app/PageLoader';
 import { useServices } from '../../../app/services';
 import { useSession } from '../../../app/session/useSession';
 import { downloadText } from '../../../features/csv/download';
+import { MFA_LABELS } from '../../../features/mfa/labels';
 import { AuthCard } from '../AuthCard';
-import { MFA_LABELS } from './labels';
 import { readCode, recoveryCodesText } from './mfaForms';
 
 export default function TwoFactorPage() {

@@ -22,8 +22,8 @@ import { type ApiCallOptions, type ApiClient, ApiError } from '../../../api/clie
 import { decideReregistration, deviceKeys, fetchDeviceIdentity } from '../../../api/devices';
 import { ServicesProvider } from '../../../app/services';
 import type { SessionStore } from '../../../app/session/store';
+import { DEVICE_LABELS as L } from '../../../features/devices/labels';
 import { formatLocalDateTime } from '../../../lib/datetime';
-import { DEVICE_LABELS as L } from '../labels';
 import { confirmAndDecide, DeviceIdentityPanel } from './DeviceIdentityPanel';
 
 // useSession reads the store with useSyncExternalStore and no server snapshot, which server rendering

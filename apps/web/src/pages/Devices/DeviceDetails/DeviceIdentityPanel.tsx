@@ -22,8 +22,8 @@ import {
 } from '../../../api/devices';
 import { useServices } from '../../../app/services';
 import { useSession } from '../../../app/session/useSession';
+import { DEVICE_LABELS as L } from '../../../features/devices/labels';
 import { formatLocalDateTime } from '../../../lib/datetime';
-import { DEVICE_LABELS as L } from '../labels';
 
 /** Who may approve or reject a request: ADMIN and SUPERADMIN (the server refuses a USER). */
 export function canDecideRegistrations(level: UserLevel | undefined): boolean {

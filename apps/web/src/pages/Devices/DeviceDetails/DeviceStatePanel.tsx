@@ -1,8 +1,8 @@
 /** The device's current state: what it reports beside what is desired, and whether it is online. */
 import type { DeviceRecord } from '@lendlock/contract';
 import { Badge, Card, Group, Table, Text, Title } from '@mantine/core';
+import { DEVICE_LABELS as L } from '../../../features/devices/labels';
 import { formatLocalDateTime } from '../../../lib/datetime';
-import { DEVICE_LABELS as L } from '../labels';
 import { stateRows } from './deviceState';
 
 export function DeviceStatePanel({ device }: { device: DeviceRecord }) {

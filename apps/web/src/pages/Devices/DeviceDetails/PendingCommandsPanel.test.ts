@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../../api/client';
-import { DEVICE_LABELS as L } from '../labels';
+import { DEVICE_LABELS as L } from '../../../features/devices/labels';
 import { type CancelSteps, confirmAndCancel } from './PendingCommandsPanel';
 
 const IMEI = '356938035643809';

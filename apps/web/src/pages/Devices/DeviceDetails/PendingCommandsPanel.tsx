@@ -10,8 +10,9 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { ApiError } from '../../../api/client';
 import { cancelCommand, deviceKeys, fetchPendingCommands } from '../../../api/devices';
 import { useServices } from '../../../app/services';
+import { statusColor } from '../../../components/commandStatus';
+import { DEVICE_LABELS as L } from '../../../features/devices/labels';
 import { formatLocalDateTime } from '../../../lib/datetime';
-import { DEVICE_LABELS as L } from '../labels';
 
 export const PENDING_REFRESH_MS = 5000;
 
@@ -109,7 +110,7 @@ function PendingCommandsList({ imei }: { imei: string }) {
           <Table.Tr key={command.transactionId}>
             <Table.Td>{displayCommand(command.command)}</Table.Td>
             <Table.Td>
-              <Badge color="yellow" variant="light">
+              <Badge color={statusColor(command.status)} variant="light">
                 {command.status}
               </Badge>
             </Table.Td>

@@ -1,6 +1,6 @@
 import { INITIAL_DEVICE_STATE } from '@lendlock/contract';
 import { describe, expect, it } from 'vitest';
-import { STATE_LABELS } from '../labels';
+import { STATE_LABELS } from '../../../features/devices/labels';
 import { stateRows } from './deviceState';
 
 describe('stateRows', () => {

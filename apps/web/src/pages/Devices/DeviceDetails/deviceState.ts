@@ -1,6 +1,6 @@
 /** The device's state beside what the server wants of it (design.md §4: pending until the device says so). */
 import type { DeviceState } from '@lendlock/contract';
-import { DEVICE_LABELS, STATE_LABELS } from '../labels';
+import { DEVICE_LABELS, STATE_LABELS } from '../../../features/devices/labels';
 
 export interface StateRow {
   key: keyof DeviceState;

@@ -7,7 +7,7 @@ import { type DeviceRecord, displayCommand } from '@lendlock/contract';
 import { Button, Group, Pagination, ScrollArea, Table, Text } from '@mantine/core';
 import { useState } from 'react';
 import { formatLocalDateTime } from '../../lib/datetime';
-import { useOpenAudit } from '../Audit/openAudit';
+import { useOpenAudit } from '../audit/openAudit';
 import { DEVICE_LABELS } from './labels';
 import { pageOf } from './paging';
 
