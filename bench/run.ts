@@ -5,14 +5,17 @@
  */
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { auditSearchBenchmark } from './audit-search';
 import { batchBenchmark } from './batch';
 import { commandBenchmarks } from './commands';
 import { consoleBenchmark } from './console';
+import { consoleScreensBenchmark } from './console-ui';
 import { waitForQuiet } from './lib/cpu';
 import { adminQuery } from './lib/db';
 import { performanceDocument } from './lib/document';
 import { type Figure, machine, textTable } from './lib/report';
 import { repoRoot } from './lib/server';
+import { notifyValidationBenchmark } from './notify-validation';
 import { releaseUnderLoadBenchmark } from './release';
 import { exportBenchmark, loadScaleDatabase, readsBenchmark } from './scale';
 
@@ -71,8 +74,14 @@ const BENCHMARKS: Record<string, (log: Log, lines: string[]) => Promise<Figure[]
     }
   },
   console: (log, lines) => quietly(log, lines, consoleBenchmark),
-  // Issue 9: a release under mixed load and two big batches.
+  // Issue 16.5: the console's CSV validation as the operator sees it (moved out of the browser tests).
+  'console-ui': (log, lines) => quietly(log, lines, consoleScreensBenchmark),
+  // Issue 17.10: Notify CSV validation in the browser.
+  notify: (log, lines) => quietly(log, lines, notifyValidationBenchmark),
+  // Issue 9 and 16.3: a release under mixed load and two big batches.
   release: (log, lines) => quietly(log, lines, releaseUnderLoadBenchmark),
+  // Issue 20.2: an IMEI search of 5,000,000 audit rows.
+  audit: (log, lines) => quietly(log, lines, auditSearchBenchmark),
 };
 
 async function main(): Promise<void> {

@@ -13,8 +13,11 @@ import type { Kysely } from 'kysely';
 import { ROUTE_POLICIES } from './authz/policies';
 import type { Config } from './config';
 import type { Database } from './db/database';
+import { registerPriorityRequests } from './db/priority';
 import type { DB } from './db/types';
+import { loadSecretsKey, type SecretsKey } from './lib/secrets-at-rest';
 import { auditRoutes } from './modules/audit/routes';
+import { AuditSealer } from './modules/audit/sealer';
 import { authRoutes } from './modules/auth/routes';
 import type { AuthSettings } from './modules/auth/service';
 import { batchRoutes } from './modules/batches/routes';
@@ -31,8 +34,12 @@ import { MailOutbox } from './modules/mail/outbox';
 import { mfaRoutes } from './modules/mfa/routes';
 import { passwordRoutes } from './modules/password/routes';
 import { reportRoutes } from './modules/reports/routes';
+import { resolveSecretSetting } from './modules/settings/secrets';
 import { startUploadSweeps } from './modules/uploads/retention';
 import { userRoutes } from './modules/users/routes';
+import { DEFAULT_WEBHOOK_TIMING, WebhookDelivery, type WebhookTiming } from './modules/webhooks/delivery';
+import { webhookRoutes } from './modules/webhooks/routes';
+import { WebhookService } from './modules/webhooks/service';
 import { registerAuth } from './plugins/auth';
 import { type DeviceChannel, startDeviceChannel } from './plugins/device-channel';
 import { registerEnvelope } from './plugins/envelope';
@@ -61,6 +68,10 @@ export interface AppContext {
   provisionDevice: ProvisionBroker;
   readonly commands: CommandService;
   readonly batches: BatchService;
+  /** Webhook endpoints (modules/webhooks/service.ts). */
+  readonly webhooks: WebhookService;
+  /** Webhook events: written with what caused them, sent with retries by every instance. */
+  readonly webhookDelivery: WebhookDelivery;
   /** What devices are told to connect to. */
   deviceMqttUrl: string;
 }
@@ -74,27 +85,6 @@ export interface BuildAppOptions {
   deviceChannel?: boolean;
   /** Fastify logger options; tests pass false. */
   logger?: FastifyServerOptions['logger'];
-}
-
-/** A configured secret, or one generated once and kept in the database so every instance shares it. */
-export async function resolveSetting(
-  db: Kysely<DB>,
-  key: 'envelope_key' | 'mfa_secret_key',
-  configured: string | undefined,
-  generate: () => string,
-): Promise<string> {
-  if (configured) return configured;
-  await db
-    .insertInto('settings')
-    .values({ key, value: generate() })
-    .onConflict((oc) => oc.column('key').doNothing())
-    .execute();
-  const row = await db
-    .selectFrom('settings')
-    .select('value')
-    .where('key', '=', key)
-    .executeTakeFirstOrThrow();
-  return row.value;
 }
 
 /** Request ids: a random prefix per instance and a counter. */
@@ -129,12 +119,35 @@ export function loggerOptions(level: string): FastifyServerOptions['logger'] {
 
 export async function buildApp(options: BuildAppOptions): Promise<FastifyInstance> {
   const { config, database } = options;
+  // Secrets generated once and kept in `settings` are sealed under SECRETS_KEY (or DATA_DIR/secrets.key),
+  // loaded only when one is needed; a key that does not open them stops the start (SecretsKeyError).
+  let secretsKey: SecretsKey | undefined;
+  const secrets = () => {
+    secretsKey ??= loadSecretsKey(config.secretsKey, config.dataDir);
+    return secretsKey;
+  };
   // TOTP secrets are sealed with it (modules/mfa/secret.ts); MFA_SECRET_KEY keeps it out of the database.
-  const mfaSecretKey = await resolveSetting(database.db, 'mfa_secret_key', config.mfaSecretKey, () =>
-    randomBytes(32).toString('base64'),
+  const mfaSecretKey = await resolveSecretSetting(
+    database.db,
+    secrets,
+    'mfa_secret_key',
+    config.mfaSecretKey,
+    () => randomBytes(32).toString('base64'),
   );
-  const envelopeKey = await resolveSetting(database.db, 'envelope_key', config.envelopeKey, () =>
-    randomBytes(32).toString('base64'),
+  // Webhook signing secrets are sealed with it (modules/webhooks/service.ts).
+  const webhookSecretKey = await resolveSecretSetting(
+    database.db,
+    secrets,
+    'webhook_secret_key',
+    config.webhookSecretKey,
+    () => randomBytes(32).toString('base64'),
+  );
+  const envelopeKey = await resolveSecretSetting(
+    database.db,
+    secrets,
+    'envelope_key',
+    config.envelopeKey,
+    () => randomBytes(32).toString('base64'),
   );
   const roots =
     config.deviceAttestation === 'off'
@@ -174,6 +187,8 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     mail: undefined as unknown as MailOutbox,
     commands: undefined as unknown as CommandService,
     batches: undefined as unknown as BatchService,
+    webhooks: undefined as unknown as WebhookService,
+    webhookDelivery: undefined as unknown as WebhookDelivery,
     deviceMqttUrl: '',
   };
 
@@ -190,11 +205,32 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     // request through the logs.
     genReqId: requestIds(),
   });
+  const webhookTiming: WebhookTiming = {
+    ...DEFAULT_WEBHOOK_TIMING,
+    retryFirstMs: config.webhookRetryFirstMs,
+    timeoutMs: config.webhookTimeoutMs,
+    offlineAfterMs: config.webhookOfflineAfterMs,
+  };
+  const webhooks = new WebhookService({
+    db: database.db,
+    secretKey: Buffer.from(webhookSecretKey, 'base64'),
+    allowPrivate: config.webhookAllowPrivate,
+    giveUpAfterMs: webhookTiming.giveUpAfterMs,
+  });
+  const webhookDelivery = new WebhookDelivery({
+    db: database.db,
+    log: app.log,
+    openSecret: webhooks.openSecret,
+    allowPrivate: config.webhookAllowPrivate,
+    timing: webhookTiming,
+  });
+  Object.assign(ctx, { webhooks, webhookDelivery });
   const commands = new CommandService({
     db: database.db,
     log: app.log,
     oneShotTtlMs: config.commandTtlMs,
     resendAfterMs: config.commandResendAfterMs,
+    events: webhookDelivery,
   });
   const batches = new BatchService({
     db: database.db,
@@ -202,6 +238,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     log: app.log,
     oneShotTtlMs: config.commandTtlMs,
     workers: config.batchWorkers,
+    events: webhookDelivery,
   });
   Object.assign(ctx, { commands, batches });
   app.setValidatorCompiler(validatorCompiler);
@@ -212,6 +249,8 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   await app.register(multipart, { limits: { fileSize: config.uploadMaxBytes, files: 1, fields: 20 } });
   registerEnvelope(app, ctx.codec);
   registerInputGuard(app);
+  // Before the auth hook: a command call's every step (its sign-in check too) runs as priority work.
+  registerPriorityRequests(app);
   registerAuth(app, ctx.db, ROUTE_POLICIES, config.mfaRequiredLevels);
   await registerKeyRateLimit(app, config.keyRateLimitPerMinute);
   const consoleFallback = await registerWeb(app, {
@@ -224,7 +263,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   });
   registerErrorHandling(app, consoleFallback);
 
-  const metrics = registerMetrics(app, database.db, config.metricsToken);
+  const metrics = registerMetrics(app, { database, token: config.metricsToken });
   const mail = new MailOutbox({
     db: database.db,
     mailer: ctx.mailer,
@@ -234,7 +273,13 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   Object.assign(ctx, { mail });
   app.addHook('onReady', async () => mail.start());
   app.addHook('preClose', async () => mail.stop());
-  await registerOpenApi(app);
+  // The audit log's hash chain is sealed in the background, within a second (ADR 0009).
+  const auditSealer = new AuditSealer({ db: database.db, log: app.log });
+  app.addHook('onReady', async () => auditSealer.start());
+  app.addHook('preClose', async () => auditSealer.stop());
+  app.addHook('onReady', async () => webhookDelivery.start());
+  app.addHook('preClose', async () => webhookDelivery.stop());
+  await registerOpenApi(app, { ui: config.apiDocs });
   await app.register(healthRoutes(ctx));
   await app.register(authRoutes(ctx));
   await app.register(userRoutes(ctx));
@@ -247,10 +292,12 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   await app.register(batchRoutes(ctx));
   await app.register(reportRoutes(ctx));
   await app.register(auditRoutes(ctx));
+  await app.register(webhookRoutes(ctx));
   app.addHook('onClose', async () => ctx.mailer.close());
 
   if (options.deviceChannel !== false) {
-    const channel = await startDeviceChannel(config, database.db, commands, app.log, metrics.acks);
+    const channel = await startDeviceChannel(config, database.db, commands, app.log, metrics.ackApplied);
+    metrics.watchBroker(channel.broker ? 'embedded' : 'external', () => channel.gateway.connected);
     ctx.deviceMqttUrl = channel.deviceMqttUrl;
     ctx.provisionDevice = channel.provisionDevice;
     app.decorate('deviceChannel', channel);

@@ -2,6 +2,7 @@
  * Configuration from the environment, validated once at start. Every bad value gets its own clear
  * message; nothing else in the server reads `process.env`.
  */
+import { isIPv4 } from 'node:net';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { USER_LEVELS, type UserLevel } from '@lendlock/contract';
@@ -41,9 +42,10 @@ const url = (name: string, protocols: string[]) =>
 
 const envSchema = z.object({
   PORT: int('PORT', 0, 65535).default(8080),
-  HOST: z.string().min(1).default('0.0.0.0'),
+  HOST: z.string().min(1).default('localhost'),
   DATA_DIR: z.string().min(1).default(resolve(repoRoot, 'data')),
   DATABASE_URL: url('DATABASE_URL', ['postgres:', 'postgresql:']).optional(),
+  DATABASE_OWNER_URL: url('DATABASE_OWNER_URL', ['postgres:', 'postgresql:']).optional(),
   DATABASE_POOL_SIZE: int('DATABASE_POOL_SIZE', 1, 500).default(20),
   DATABASE_PREPARED_STATEMENTS: z
     .enum(['on', 'off'], { error: 'DATABASE_PREPARED_STATEMENTS must be on or off' })
@@ -76,6 +78,12 @@ const envSchema = z.object({
   MQTT_ALLOW_ANONYMOUS: z
     .enum(['on', 'off'], { error: 'MQTT_ALLOW_ANONYMOUS must be on or off' })
     .default('off'),
+  WEBHOOK_ALLOW_PRIVATE: z
+    .enum(['on', 'off'], { error: 'WEBHOOK_ALLOW_PRIVATE must be on or off' })
+    .default('off'),
+  WEBHOOK_OFFLINE_AFTER: duration('WEBHOOK_OFFLINE_AFTER').default(15 * 60_000),
+  WEBHOOK_RETRY_FIRST: duration('WEBHOOK_RETRY_FIRST').default(5_000),
+  WEBHOOK_TIMEOUT: duration('WEBHOOK_TIMEOUT').default(10_000),
   COMMAND_TTL: duration('COMMAND_TTL').default(72 * 3_600_000),
   COMMAND_RESEND_AFTER: duration('COMMAND_RESEND_AFTER').default(30_000),
   DISPATCH_INTERVAL: duration('DISPATCH_INTERVAL').default(2_000),
@@ -99,7 +107,7 @@ const envSchema = z.object({
       'ALLOWED_EMAIL_DOMAINS must be a comma-separated list of domains like lendlock.com',
     )
     .default(['lendlock.com', 'lendlock.in']),
-  PASSWORD_MIN_LENGTH: int('PASSWORD_MIN_LENGTH', 6, 128).default(8),
+  PASSWORD_MIN_LENGTH: int('PASSWORD_MIN_LENGTH', 8, 64).default(12),
   LOGIN_MAX_FAILURES_PER_ACCOUNT: int('LOGIN_MAX_FAILURES_PER_ACCOUNT', 1, 1000).default(5),
   LOGIN_MAX_FAILURES_PER_ADDRESS: int('LOGIN_MAX_FAILURES_PER_ADDRESS', 1, 100000).default(30),
   LOGIN_THROTTLE_WINDOW: duration('LOGIN_THROTTLE_WINDOW').default(15 * 60_000),
@@ -119,11 +127,22 @@ const envSchema = z.object({
     )
     .transform((list) => [...new Set(list)] as UserLevel[])
     .default(['ADMIN', 'SUPERADMIN']),
+  SECRETS_KEY: z
+    .string()
+    .refine((v) => Buffer.from(v, 'base64').length === 32, 'SECRETS_KEY must be 32 bytes written as base64')
+    .optional(),
   MFA_SECRET_KEY: z
     .string()
     .refine(
       (v) => Buffer.from(v, 'base64').length === 32,
       'MFA_SECRET_KEY must be 32 bytes written as base64',
+    )
+    .optional(),
+  WEBHOOK_SECRET_KEY: z
+    .string()
+    .refine(
+      (v) => Buffer.from(v, 'base64').length === 32,
+      'WEBHOOK_SECRET_KEY must be 32 bytes written as base64',
     )
     .optional(),
   TRUST_PROXY: z
@@ -162,6 +181,8 @@ const envSchema = z.object({
   UPLOAD_MAX_MB: int('UPLOAD_MAX_MB', 1, 2048).default(100),
   UPLOAD_RETENTION: duration('UPLOAD_RETENTION').default(90 * 86_400_000),
   METRICS_TOKEN: z.string().min(16, 'METRICS_TOKEN must be at least 16 characters').optional(),
+  METRICS_PUBLIC: z.enum(['on', 'off'], { error: 'METRICS_PUBLIC must be on or off' }).default('off'),
+  API_DOCS: z.enum(['on', 'off'], { error: 'API_DOCS must be on or off' }).default('on'),
   KEY_RATE_LIMIT: int('KEY_RATE_LIMIT', 1, 1_000_000).default(600),
   REPORT_TIMEZONE: z
     .string()
@@ -183,6 +204,8 @@ export type Config = {
   host: string;
   dataDir: string;
   databaseUrl: string | undefined;
+  /** Migrations (and the application role's grants) run as this role; the application as DATABASE_URL's. */
+  databaseOwnerUrl: string | undefined;
   databasePoolSize: number;
   /** Name parameterised queries (server-side prepared statements); off behind a pooler that cannot. */
   databasePreparedStatements: boolean;
@@ -206,6 +229,12 @@ export type Config = {
   mqttDynsec: boolean;
   /** Start against an external broker that admits anonymous clients (tests and benchmarks only). */
   mqttAllowAnonymous: boolean;
+  /** Webhooks may go to loopback, link-local and private addresses (and plain http): tests only. */
+  webhookAllowPrivate: boolean;
+  /** A device offline this long is announced to webhooks (device.offline); 0: never. */
+  webhookOfflineAfterMs: number;
+  webhookRetryFirstMs: number;
+  webhookTimeoutMs: number;
   commandTtlMs: number;
   commandResendAfterMs: number;
   dispatchIntervalMs: number;
@@ -221,6 +250,10 @@ export type Config = {
   mfaRequiredLevels: UserLevel[];
   /** Seals TOTP secrets at rest; unset: a key generated once and kept in the database (settings). */
   mfaSecretKey: string | undefined;
+  /** Seals webhook signing secrets at rest; unset: a key generated once and kept (sealed) in settings. */
+  webhookSecretKey: string | undefined;
+  /** Seals the secrets kept in `settings`; unset: DATA_DIR/secrets.key, generated once. */
+  secretsKey: string | undefined;
   /** false, true (every hop), a hop count, or trusted proxy addresses/CIDRs (Fastify's trustProxy). */
   trustProxy: boolean | number | string;
   bootstrapSuperadminEmail: string | undefined;
@@ -241,6 +274,8 @@ export type Config = {
   reportTimeZone: string;
   keyRateLimitPerMinute: number;
   metricsToken: string | undefined;
+  /** Serve Swagger UI and the OpenAPI document at /docs. */
+  apiDocs: boolean;
   batchWorkers: number;
 };
 
@@ -249,6 +284,14 @@ export class ConfigError extends Error {
     super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
     this.name = 'ConfigError';
   }
+}
+
+/** Whether an address to listen on is only reachable from this machine (localhost, 127.0.0.0/8, ::1). */
+export function isLoopbackHost(host: string): boolean {
+  const address = host.replace(/^\[(.*)\]$/, '$1').toLowerCase();
+  if (address === 'localhost' || address === '::1' || address === '0:0:0:0:0:0:0:1') return true;
+  const v4 = address.replace(/^::ffff:/, '');
+  return isIPv4(v4) && v4.startsWith('127.');
 }
 
 /** Reads the configuration from an environment; throws ConfigError listing every bad value. */
@@ -266,16 +309,22 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         const key = String(issue.path[0] ?? '');
         const shown = key in present ? ` (got ${JSON.stringify(present[key])})` : '';
         const message = issue.message.startsWith(key) ? issue.message : `${key}: ${issue.message}`;
-        return `${message}${['BOOTSTRAP_SUPERADMIN_PASSWORD', 'ENVELOPE_KEY', 'SMTP_URL', 'DATABASE_URL', 'MQTT_URL', 'ENROLLMENT_SECRET', 'MQTT_LOADTEST_PASSWORD', 'METRICS_TOKEN', 'MFA_SECRET_KEY'].includes(key) ? '' : shown}`;
+        return `${message}${['BOOTSTRAP_SUPERADMIN_PASSWORD', 'ENVELOPE_KEY', 'SMTP_URL', 'DATABASE_URL', 'MQTT_URL', 'ENROLLMENT_SECRET', 'MQTT_LOADTEST_PASSWORD', 'METRICS_TOKEN', 'MFA_SECRET_KEY', 'WEBHOOK_SECRET_KEY', 'SECRETS_KEY', 'DATABASE_OWNER_URL'].includes(key) ? '' : shown}`;
       }),
     );
   }
   const e = parsed.data;
+  if (!isLoopbackHost(e.HOST) && !e.METRICS_TOKEN && e.METRICS_PUBLIC !== 'on') {
+    throw new ConfigError([
+      `METRICS_TOKEN must be set when HOST (${e.HOST}) is not a loopback address, or anyone who reaches the server could read /metrics: set METRICS_TOKEN (at least 16 characters), or METRICS_PUBLIC=on if something in front keeps /metrics private`,
+    ]);
+  }
   return {
     port: e.PORT,
     host: e.HOST,
     dataDir: resolve(e.DATA_DIR),
     databaseUrl: e.DATABASE_URL,
+    databaseOwnerUrl: e.DATABASE_OWNER_URL,
     databasePoolSize: e.DATABASE_POOL_SIZE,
     databasePreparedStatements: e.DATABASE_PREPARED_STATEMENTS === 'on',
     mqttUrl: e.MQTT_URL,
@@ -294,6 +343,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     registrationMaxPerAddress: e.REGISTRATION_MAX_PER_ADDRESS,
     mqttDynsec: e.MQTT_DYNSEC === 'on',
     mqttAllowAnonymous: e.MQTT_ALLOW_ANONYMOUS === 'on',
+    webhookAllowPrivate: e.WEBHOOK_ALLOW_PRIVATE === 'on',
+    webhookOfflineAfterMs: e.WEBHOOK_OFFLINE_AFTER,
+    webhookRetryFirstMs: e.WEBHOOK_RETRY_FIRST,
+    webhookTimeoutMs: e.WEBHOOK_TIMEOUT,
     commandTtlMs: e.COMMAND_TTL,
     commandResendAfterMs: e.COMMAND_RESEND_AFTER,
     dispatchIntervalMs: e.DISPATCH_INTERVAL,
@@ -307,6 +360,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     loginThrottleWindowMs: e.LOGIN_THROTTLE_WINDOW,
     mfaRequiredLevels: e.MFA_REQUIRED_LEVELS,
     mfaSecretKey: e.MFA_SECRET_KEY,
+    webhookSecretKey: e.WEBHOOK_SECRET_KEY,
+    secretsKey: e.SECRETS_KEY,
     trustProxy: e.TRUST_PROXY,
     bootstrapSuperadminEmail: e.BOOTSTRAP_SUPERADMIN_EMAIL,
     bootstrapSuperadminPassword: e.BOOTSTRAP_SUPERADMIN_PASSWORD,
@@ -325,6 +380,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     reportTimeZone: e.REPORT_TIMEZONE,
     keyRateLimitPerMinute: e.KEY_RATE_LIMIT,
     metricsToken: e.METRICS_TOKEN,
+    apiDocs: e.API_DOCS === 'on',
     batchWorkers: e.BATCH_WORKERS,
   };
 }

@@ -8,6 +8,8 @@ export * from './api/keys';
 export * from './api/mfa';
 export * from './api/password';
 export * from './api/users';
+export * from './api/webhooks';
+export * from './auditReport';
 export * from './commands';
 export * from './csv';
 export * from './dates';

@@ -99,10 +99,19 @@ export const ROUTE_POLICIES: Readonly<Record<string, Access>> = {
   'GET /api/v2/enrollmentSecrets': superadmin(SESSION),
   'POST /api/v2/enrollmentSecrets': superadmin(SESSION),
   'POST /api/v2/enrollmentSecrets/revoke': superadmin(SESSION),
+  // Webhooks (modules/webhooks): ADMIN and SUPERADMIN, in the console or with a key; a retailer's user
+  // sees only that retailer's endpoints (checked in the service)
+  'GET /api/v2/webhooks': admin(),
+  'POST /api/v2/webhooks': admin(),
+  'POST /api/v2/webhooks/update': admin(),
+  'POST /api/v2/webhooks/delete': admin(),
+  'POST /api/v2/webhooks/deliveries': admin(),
+  'POST /api/v2/webhooks/replay': admin(),
   'GET /api/homeData.php': signedIn(),
   'GET /api/v2/dashboard': signedIn(),
   'POST /api/devicedetails.php': permission('deviceDetails'),
   'POST /api/auditReportByImei.php': permission('auditReport'),
+  'GET /api/v2/auditReport/export': permission('auditReport'),
   'POST /api/getAppVersionDevices.php': permission('appversion'),
   'POST /api/v2/pendingCommands': permission('deviceDetails'),
   // …and the cancelled command's own screen, at a level at least its issuer's (authz/authority.ts)

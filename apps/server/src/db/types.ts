@@ -88,6 +88,42 @@ export interface LoginKnownNetworksTable {
 }
 
 /** 0012: outgoing mail, sent by the outbox worker with retries until `give_up_at`. */
+/** 0021: webhook endpoints, their deliveries, and which offline devices were announced. */
+export interface WebhookEndpointsTable {
+  id: Generated<number>;
+  url: string;
+  description: WithDefault<string>;
+  events: string[];
+  secret_sealed: string;
+  retailer_phone: string | null;
+  enabled: WithDefault<boolean>;
+  created_by: string;
+  created_by_user_id: number | null;
+  created_at: CreatedAt;
+  deleted_at: Date | null;
+}
+
+export interface WebhookDeliveriesTable {
+  id: Generated<number>;
+  endpoint_id: number;
+  message_id: string;
+  event: string;
+  payload: ColumnType<unknown, string, string>;
+  status: ColumnType<'PENDING' | 'DELIVERED' | 'FAILED', 'PENDING' | 'DELIVERED' | 'FAILED' | undefined>;
+  attempts: Generated<number>;
+  next_attempt_at: Generated<Date>;
+  give_up_at: Date;
+  last_status_code: number | null;
+  last_error: string | null;
+  created_at: CreatedAt;
+  delivered_at: Date | null;
+}
+
+export interface WebhookOfflineNoticesTable {
+  imei1: string;
+  last_seen_at: Date;
+}
+
 export interface MailOutboxTable {
   id: Generated<number>;
   kind: string;
@@ -148,6 +184,14 @@ export interface AuditLogTable {
   address: string | null;
   result: string;
   details: ColumnType<unknown, string | null | undefined, never>;
+}
+
+/** The audit log's hash chain (migration 0018), written by the sealer (modules/audit/chain.ts). */
+export interface AuditChainTable {
+  seq: number;
+  audit_id: number;
+  hash: string;
+  sealed_at: CreatedAt;
 }
 
 export interface FinancedImeisTable {
@@ -337,7 +381,6 @@ export interface BatchItemsTable {
   result: 'found' | 'not found' | null;
   note: string | null;
   transaction_id: string | null;
-  processed_at: Date | null;
 }
 
 /** A batch's unprocessed rows, a chunk per row (migration 0009): deleted when the chunk is processed. */
@@ -391,13 +434,15 @@ export interface DB {
   batch_chunks: BatchChunksTable;
   settings: SettingsTable;
   audit_log: AuditLogTable;
+  audit_chain: AuditChainTable;
   device_counts: DeviceCountsTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_offline_notices: WebhookOfflineNoticesTable;
 }
 
 export type UserRow = Selectable<UsersTable>;
 export type NewUser = Insertable<UsersTable>;
-export type SessionRow = Selectable<SessionsTable>;
-export type ApiKeyRow = Selectable<ApiKeysTable>;
 export type DeviceRow = Selectable<DevicesTable>;
 export type CommandRow = Selectable<CommandsTable>;
 export type BatchRow = Selectable<BatchesTable>;

@@ -14,6 +14,9 @@ import * as m0012 from './0012_sign_in_and_mail';
 import * as m0013 from './0013_mfa';
 import * as m0014 from './0014_key_deactivation';
 import * as m0015 from './0015_upload_retention';
+import * as m0016 from './0016_batch_items_lean';
+import * as m0018 from './0018_audit_chain';
+import * as m0021 from './0021_webhooks';
 
 /** Every migration, in order. Names are versions: never rename or edit one that has shipped. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -32,4 +35,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0013_mfa': m0013,
   '0014_key_deactivation': m0014,
   '0015_upload_retention': m0015,
+  '0016_batch_items_lean': m0016,
+  '0018_audit_chain': m0018,
+  '0021_webhooks': m0021,
 };
