@@ -214,6 +214,7 @@ function Results({
   }
 
   const { items, total } = query.data;
+  const capped = query.data.totalCapped ?? false;
   const loadingPage = query.isPlaceholderData;
   return (
     <Card
@@ -228,7 +229,7 @@ function Results({
         <Group gap="xs">
           {loadingPage ? <Loader size="xs" /> : null}
           <Text size="sm" c="dimmed" data-testid="audit-count" data-total={total}>
-            {loadingPage ? L.rows(total) : rangeText(request.offset, items.length, total)}
+            {loadingPage ? L.rows(total, capped) : rangeText(request.offset, items.length, total, capped)}
           </Text>
         </Group>
       </Group>

@@ -60,6 +60,12 @@ describe('paging', () => {
     expect(rangeText(1000, 234, 1234)).toBe('Rows 1,001–1,234 of 1,234');
     expect(rangeText(0, 0, 0)).toBe('0 rows');
   });
+
+  it('says "more than" when the server capped its count of a large search', () => {
+    expect(rangeText(0, 500, 10_000, true)).toBe('Rows 1–500 of more than 10,000');
+    expect(rangeText(0, 0, 10_000, true)).toBe('more than 10,000 rows');
+    expect(rangeText(0, 500, 10_000, false)).toBe('Rows 1–500 of 10,000');
+  });
 });
 
 describe('failureMessage', () => {

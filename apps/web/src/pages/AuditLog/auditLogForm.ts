@@ -45,10 +45,13 @@ export function pageOffset(page: number, size: number): number {
   return (Math.max(1, page) - 1) * size;
 }
 
-/** 'Rows 501–1,000 of 1,234' for the page at `offset` showing `shown` rows. */
-export function rangeText(offset: number, shown: number, total: number): string {
-  if (shown === 0) return L.rows(total);
-  return L.range(offset + 1, offset + shown, total);
+/**
+ * 'Rows 501–1,000 of 1,234' for the page at `offset` showing `shown` rows; 'of more than 10,000' when the
+ * server capped its count (`capped`: it counts at most that many).
+ */
+export function rangeText(offset: number, shown: number, total: number, capped = false): string {
+  if (shown === 0) return L.rows(total, capped);
+  return L.range(offset + 1, offset + shown, total, capped);
 }
 
 /** The server's own message when it refused the search, else 'Cannot fetch the data now, please try again'. */

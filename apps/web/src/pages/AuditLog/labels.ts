@@ -13,9 +13,11 @@ export const AUDIT_LOG_LABELS = {
   export: 'Export',
   results: 'Audit log',
   noRows: 'No records.',
-  rows: (count: number) => `${count.toLocaleString('en-US')} ${count === 1 ? 'row' : 'rows'}`,
-  range: (first: number, last: number, total: number) =>
-    `Rows ${first.toLocaleString('en-US')}–${last.toLocaleString('en-US')} of ${total.toLocaleString('en-US')}`,
+  /** A count the server capped (it counts at most 10,000 rows) is 'more than' it. */
+  rows: (count: number, capped = false) =>
+    `${capped ? 'more than ' : ''}${count.toLocaleString('en-US')} ${count === 1 && !capped ? 'row' : 'rows'}`,
+  range: (first: number, last: number, total: number, capped = false) =>
+    `Rows ${first.toLocaleString('en-US')}–${last.toLocaleString('en-US')} of ${capped ? 'more than ' : ''}${total.toLocaleString('en-US')}`,
   // Columns
   when: 'When',
   who: 'Who',
