@@ -112,6 +112,9 @@ export const COMMAND_DEFINITIONS = [
     bulkScript: null,
     statusOf: null,
     successMessage: 'Formatted Device de-enrolled successfully. Re-install the app immediately',
+    // Not in the spec (issue 17.9): it cannot be undone, so the operator confirms it.
+    confirm:
+      'De-enroll this device? This cannot be undone: the app must be installed and the device registered again.',
     single: true,
     batch: false,
   }),

@@ -104,6 +104,17 @@ describe('the command screen', () => {
     expect(screen.queryByTestId('command-status')).toBeNull();
   });
 
+  it('asks before de-enrolling a formatted device, and sends nothing when the operator declines', async () => {
+    const formatted = commandForScreen('formattedDevice');
+    confirm.mockReturnValueOnce(false);
+    const { api, calls } = server(sent);
+    renderWithServices(<CommandScreen screen={screenOf('formattedDevice')} />, { api });
+    await submitImei(IMEI);
+    expect(confirm).toHaveBeenCalledWith(formatted?.confirm);
+    expect(formatted?.confirm).toMatch(/cannot be undone/);
+    expect(calls.map((c) => c.script)).toEqual([]);
+  });
+
   it('asks before a release, and sends nothing when the operator declines', async () => {
     const release = commandForScreen('releaseDevice');
     confirm.mockReturnValueOnce(false);
