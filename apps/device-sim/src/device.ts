@@ -26,6 +26,7 @@ import {
   topics,
 } from '@lendlock/contract';
 import mqtt, { type MqttClient } from 'mqtt';
+import { HISTORY_LIMIT, pushCapped, RecentIds } from './recent';
 
 export interface DeviceOptions {
   /** Server base URL, e.g. http://localhost:8080 */
@@ -67,15 +68,21 @@ const newDeviceKey = (): KeyObject => generateKeyPairSync('ec', { namedCurve: 'p
 
 export class SimulatedDevice extends EventEmitter {
   state: DeviceState = { ...INITIAL_DEVICE_STATE };
-  /** Every command message received, redeliveries included. */
+  /** The last HISTORY_LIMIT command messages received, redeliveries included, oldest first. */
   readonly received: CommandMessage[] = [];
-  /** How many times each command id was executed (must stay at most 1). */
-  readonly executions = new Map<string, number>();
-  /** Every acknowledgement published, in order. */
+  /** Command messages received over the agent's life (`received` keeps only the last ones). */
+  receivedCount = 0;
+  /**
+   * How many times each recent command id was executed (must stay at most 1); also the ids the agent
+   * de-duplicates against (recent.ts: the last REMEMBERED_IDS, and every one of REMEMBER_AT_LEAST_MS).
+   */
+  readonly executions = new RecentIds<number>();
+  /** Commands executed over the agent's life. */
+  executedCount = 0;
+  /** The last HISTORY_LIMIT acknowledgements published, in order. */
   readonly acks: AckMessage[] = [];
-  private readonly executed = new Set<string>();
-  /** Ids that failed, with why: a redelivery gets the same answer. */
-  private readonly failures = new Map<string, string>();
+  /** Recent ids that failed, with why: a redelivery gets the same answer. */
+  private readonly failures = new RecentIds<string>();
   private client: MqttClient | null = null;
   credentials: Credentials | null = null;
   /** The server's answer to the last registration. */
@@ -244,7 +251,7 @@ export class SimulatedDevice extends EventEmitter {
 
   /** Publishes an acknowledgement; `then` runs once the broker has it. */
   private ack(message: AckMessage, then?: () => void): void {
-    this.acks.push(message);
+    pushCapped(this.acks, message, HISTORY_LIMIT);
     this.client?.publish(topics.ack(this.imei), JSON.stringify(message), { qos: 1 }, () => then?.());
   }
 
@@ -264,14 +271,15 @@ export class SimulatedDevice extends EventEmitter {
       return;
     }
     const parsed = checked.data;
-    this.received.push(parsed);
+    pushCapped(this.received, parsed, HISTORY_LIMIT);
+    this.receivedCount++;
     const failed = this.failures.get(parsed.id);
     if (failed !== undefined) {
       // Finished with FAILED: the same answer again, nothing done.
       this.ack({ id: parsed.id, status: 'FAILED', result: failed, state: this.state });
       return;
     }
-    if (this.executed.has(parsed.id)) {
+    if (this.executions.has(parsed.id)) {
       // QoS 1 redelivery or a resend: already done, say so again, do nothing twice.
       this.ack({ id: parsed.id, status: 'EXECUTED', state: this.state, result: 'already executed' });
       return;
@@ -292,8 +300,8 @@ export class SimulatedDevice extends EventEmitter {
       this.failures.set(parsed.id, result);
       this.ack({ id: parsed.id, status: 'FAILED', result, state: this.state });
     } else {
-      this.executed.add(parsed.id);
       this.executions.set(parsed.id, (this.executions.get(parsed.id) ?? 0) + 1);
+      this.executedCount++;
       this.state = applyCommand(this.state, parsed.command, parsed.options);
       this.ack({ id: parsed.id, status: 'EXECUTED', state: this.state });
     }

@@ -132,8 +132,8 @@ export class Fleet {
     let received = 0;
     let executed = 0;
     for (const device of this.devices) {
-      received += device.received.length;
-      executed += device.executions.size;
+      received += device.receivedCount;
+      executed += device.executedCount;
       if (device.state.locked) state.locked = (state.locked ?? 0) + 1;
       if (device.state.appsBlocked) state.appsBlocked = (state.appsBlocked ?? 0) + 1;
       if (device.state.released) state.released = (state.released ?? 0) + 1;

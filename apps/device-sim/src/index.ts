@@ -7,3 +7,4 @@ export {
   type MultiplexStats,
   type MultiplexSubscription,
 } from './multiplex';
+export { HISTORY_LIMIT, pushCapped, REMEMBER_AT_LEAST_MS, REMEMBERED_IDS, RecentIds } from './recent';

@@ -32,6 +32,7 @@ import {
 } from '@lendlock/contract';
 import { corkPerTurn, mqttTracing } from '@lendlock/contract/node';
 import mqtt, { type MqttClient } from 'mqtt';
+import { RecentIds } from './recent';
 
 export type MultiplexSubscription = 'wildcard' | 'shared' | 'per-device';
 
@@ -73,6 +74,8 @@ export interface MultiplexStats {
 }
 
 const SUBSCRIBE_TOPICS_PER_PACKET = 1000;
+/** Executed ids a multiplexed fleet remembers beyond REMEMBER_AT_LEAST_MS (over all its devices). */
+const FLEET_REMEMBERED_IDS = 100_000;
 /** Announcements published before waiting for the broker's acknowledgements. */
 const ANNOUNCE_WINDOW = 2000;
 
@@ -81,8 +84,11 @@ export class MultiplexedFleet extends EventEmitter {
   private readonly clients: MqttClient[] = [];
   private readonly connectionOf = new Map<string, number>();
   private readonly states = new Map<string, DeviceState>();
-  /** Command ids executed, over the whole fleet (ids are unique per command). */
-  private readonly executed = new Set<string>();
+  /**
+   * Command ids executed, over the whole fleet (ids are unique per command): the last FLEET_REMEMBERED_IDS,
+   * and every one of the last REMEMBER_AT_LEAST_MS (recent.ts).
+   */
+  private readonly executed: RecentIds<true>;
   private readonly group: string;
 
   constructor(private readonly options: MultiplexOptions) {
@@ -91,6 +97,7 @@ export class MultiplexedFleet extends EventEmitter {
     options.imeis.forEach((imei, index) => {
       this.connectionOf.set(imei, index % connections);
     });
+    this.executed = new RecentIds<true>(FLEET_REMEMBERED_IDS);
     this.group = options.sharedGroup ?? `sim${Math.random().toString(36).slice(2, 10)}`;
   }
 
@@ -213,7 +220,7 @@ export class MultiplexedFleet extends EventEmitter {
       return;
     }
     if (DELIVERED_FIRST.has(command.command)) this.ack(client, imei, { id: command.id, status: 'DELIVERED' });
-    this.executed.add(command.id);
+    this.executed.set(command.id, true);
     const fails = (this.options.random ?? Math.random)() < (this.options.failRate ?? 0);
     if (fails) {
       this.stats.failed++;
