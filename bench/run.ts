@@ -18,6 +18,7 @@ import { repoRoot } from './lib/server';
 import { notifyValidationBenchmark } from './notify-validation';
 import { releaseUnderLoadBenchmark } from './release';
 import { exportBenchmark, loadScaleDatabase, readsBenchmark } from './scale';
+import { soakBenchmark } from './soak';
 
 type Log = (line: string) => void;
 
@@ -82,12 +83,18 @@ const BENCHMARKS: Record<string, (log: Log, lines: string[]) => Promise<Figure[]
   release: (log, lines) => quietly(log, lines, releaseUnderLoadBenchmark),
   // Issue 20.2: an IMEI search of 5,000,000 audit rows.
   audit: (log, lines) => quietly(log, lines, auditSearchBenchmark),
+  // Issue 20.6: the demo server's memory over 30 minutes; run only when named (`npm run bench -- soak`),
+  // and once (not again on a busy machine: it measures memory, not speed).
+  soak: (log) => soakBenchmark(log),
 };
+
+/** Benchmarks the default run leaves out (they take half an hour). */
+const ONLY_WHEN_NAMED = new Set(['soak']);
 
 async function main(): Promise<void> {
   const chosen = process.argv.slice(2).filter((a) => !a.startsWith('-'));
   for (const name of chosen) if (!BENCHMARKS[name]) throw new Error(`No benchmark "${name}"`);
-  const names = chosen.length > 0 ? chosen : Object.keys(BENCHMARKS);
+  const names = chosen.length > 0 ? chosen : Object.keys(BENCHMARKS).filter((n) => !ONLY_WHEN_NAMED.has(n));
   await adminQuery('SELECT 1').catch(() => {
     throw new Error(
       'PostgreSQL does not answer at BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test)',
