@@ -66,16 +66,19 @@ async function load(
   };
 }
 
+/** Issue 16.4: single commands' p99 under 40 ms with 50 clients. */
+const P99_TARGET_MS = 40;
+
 /** By how much, and why (from the run's own figures). */
 function commandsMissNote(commands: Load, bare: Load, share: number): string {
   const parts: string[] = [];
-  if (commands.p99 >= 50) {
-    const needed = (CONNECTIONS / 25) * 1000; // a mean of about 25 ms leaves room for a p99 under 50 ms
+  if (commands.p99 >= P99_TARGET_MS) {
+    const needed = (CONNECTIONS / 20) * 1000; // a mean of about 20 ms leaves room for a p99 under 40 ms
     parts.push(
-      `p99 ${fmt.ms(commands.p99)}, ${Math.round((commands.p99 / 50 - 1) * 100)} % over 50 ms.`,
+      `p99 ${fmt.ms(commands.p99)}, ${Math.round((commands.p99 / P99_TARGET_MS - 1) * 100)} % over ${P99_TARGET_MS} ms.`,
       `With ${CONNECTIONS} clients each sending its next call when the last is answered, the mean latency is`,
       `${CONNECTIONS} / throughput (Little's law): ${fmt.ms((CONNECTIONS / commands.perSecond) * 1000)} at ${fmt.int(commands.perSecond)} commands/s.`,
-      `A p99 under 50 ms needs about ${fmt.int(needed)} commands/s, ${fmt.num(needed / commands.perSecond)}× this,`,
+      `A p99 under ${P99_TARGET_MS} ms needs about ${fmt.int(needed)} commands/s, ${fmt.num(needed / commands.perSecond)}× this,`,
       `and ${fmt.num(needed / bare.perSecond, 2)}× the bare lookup's throughput on the same machine.`,
       `The 2 cores are saturated (${commands.split.cores.toFixed(2)} busy: server ${fmt.num(commands.split.server)} s,`,
       `PostgreSQL ${fmt.num(commands.split.postgres)} s of ${fmt.num(commands.split.wall)} s). A command is a transaction of`,
@@ -167,7 +170,7 @@ export async function commandBenchmarks(log: (line: string) => void): Promise<Fi
     const fanoutSplit = cpuSplit(before, cpuSnapshot(stand.server.pid));
     log(`    CPU: ${describeCpu(fanoutSplit)}`);
     await sleep(100);
-    const commandsHold = commands.p99 < 50 && share >= 0.3;
+    const commandsHold = commands.p99 < P99_TARGET_MS && share >= 0.3;
     const fanoutHolds = fanoutMs < 10_000;
     return [
       {
@@ -175,7 +178,7 @@ export async function commandBenchmarks(log: (line: string) => void): Promise<Fi
         what: `locknotification.php, ${CONNECTIONS} clients, ${SECONDS} s, PostgreSQL + Mosquitto, devices acknowledging`,
         value: `${fmt.int(commands.perSecond)} commands/s; p50 ${fmt.ms(commands.p50)}, p99 ${fmt.ms(commands.p99)}`,
         beside: `devicedetails.php ${fmt.int(bare.perSecond)} req/s (p50 ${fmt.ms(bare.p50)}, p99 ${fmt.ms(bare.p99)}); ${fmt.num(share * 100)} %`,
-        target: 'p99 < 50 ms; ≥ 30 % of the lookup',
+        target: `p99 < ${P99_TARGET_MS} ms; ≥ 30 % of the lookup`,
         holds: commandsHold,
         disturbance: Math.max(bare.split.other / bare.split.wall, commands.split.other / commands.split.wall),
         ...(commandsHold ? {} : { note: commandsMissNote(commands, bare, share) }),

@@ -220,6 +220,8 @@ export interface DevicesTable {
   registered_at: ColumnType<Date, Date | string | undefined, Date | string>;
   online: ColumnType<boolean, boolean | undefined, boolean>;
   last_seen_at: Date | null;
+  /** 0027: when the device went offline; null while online (the offline sweep's index). */
+  offline_since: Generated<Date | null>;
   reported_state: ColumnType<DeviceState | null, string | null | undefined, string | null>;
   desired_state: ColumnType<Partial<DeviceState>, string | undefined, string>;
   last_command: string | null;

@@ -17,6 +17,7 @@ import * as m0015 from './0015_upload_retention';
 import * as m0016 from './0016_batch_items_lean';
 import * as m0018 from './0018_audit_chain';
 import * as m0021 from './0021_webhooks';
+import * as m0027 from './0027_offline_since';
 
 /** Every migration, in order. Names are versions: never rename or edit one that has shipped. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -38,4 +39,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0016_batch_items_lean': m0016,
   '0018_audit_chain': m0018,
   '0021_webhooks': m0021,
+  '0027_offline_since': m0027,
 };

@@ -30,9 +30,9 @@ import {
   stateKeyOf,
 } from '@lendlock/contract';
 import type { Transaction } from 'kysely';
-import type { DB, DeviceRow } from '../../db/types';
+import type { DB } from '../../db/types';
 import type { AuditValues } from '../audit/repository';
-import { deenrollDevice, lockDevices } from '../devices/repository';
+import { deenrollDevice, type LockedDevice, lockDevices } from '../devices/repository';
 import { commandEvents, deenrolledEvent, type EventSink } from '../webhooks/events';
 import { type CommandRecord, type RecordedCommand, recordCommands } from './repository';
 
@@ -93,11 +93,6 @@ export function desiredPatch(command: RawCommand, options: CommandOptions): Part
   const key = stateKeyOf(command);
   return key ? { [key]: after[key] } : null;
 }
-
-type LockedDevice = Pick<
-  DeviceRow,
-  'imei1' | 'imei2' | 'online' | 'claimstatus' | 'retailer_phone' | 'desired_state'
->;
 
 function refusalOf(device: LockedDevice | undefined, request: CommandRequest, serverCommands: boolean) {
   if (!device || (request.retailerPhone && device.retailer_phone !== request.retailerPhone))

@@ -384,7 +384,8 @@ export async function claimForDispatchMany(
 export async function setOnlineMany(db: Db, entries: ReadonlyMap<string, boolean>): Promise<void> {
   if (entries.size === 0) return;
   await sql`
-    UPDATE devices d SET online = v.online, last_seen_at = now()
+    UPDATE devices d SET online = v.online, last_seen_at = now(),
+      offline_since = CASE WHEN v.online THEN NULL ELSE coalesce(d.offline_since, now()) END
     FROM unnest(${[...entries.keys()]}::text[], ${[...entries.values()]}::boolean[]) AS v(imei, online)
     WHERE d.imei1 = v.imei`.execute(db);
 }

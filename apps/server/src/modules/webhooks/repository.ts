@@ -401,12 +401,13 @@ async function claimOfflineDevices(
   const { rows } = await sql<{ imei1: string; last_seen_at: Date }>`
     INSERT INTO webhook_offline_notices (imei1, last_seen_at)
     SELECT d.imei1, d.last_seen_at FROM devices d
-    WHERE NOT d.online AND d.claimstatus = 'ENROLLED'
+    WHERE d.offline_since IS NOT NULL AND NOT d.online AND d.claimstatus = 'ENROLLED'
+      AND d.offline_since < now() - ${afterMs} * interval '1 millisecond'
+      AND d.offline_since > now() - ${afterMs} * interval '1 millisecond' - interval '7 days'
       AND d.last_seen_at < now() - ${afterMs} * interval '1 millisecond'
-      AND d.last_seen_at > now() - ${afterMs} * interval '1 millisecond' - interval '7 days'
       AND NOT EXISTS (SELECT 1 FROM webhook_offline_notices n
                       WHERE n.imei1 = d.imei1 AND n.last_seen_at >= d.last_seen_at)
-    ORDER BY d.last_seen_at LIMIT ${limit}
+    ORDER BY d.offline_since LIMIT ${limit}
     ON CONFLICT (imei1) DO UPDATE SET last_seen_at = excluded.last_seen_at
       WHERE webhook_offline_notices.last_seen_at < excluded.last_seen_at
     RETURNING imei1, last_seen_at`.execute(db);

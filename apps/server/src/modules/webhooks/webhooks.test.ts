@@ -353,7 +353,12 @@ describe.each(databaseKinds())('webhooks on %s', (kind) => {
     await device('356000000000106', null);
     await database.db
       .updateTable('devices')
-      .set({ online: false, claimstatus: 'ENROLLED', last_seen_at: new Date(Date.now() - 60 * 60_000) })
+      .set({
+        online: false,
+        claimstatus: 'ENROLLED',
+        last_seen_at: new Date(Date.now() - 60 * 60_000),
+        offline_since: new Date(Date.now() - 60 * 60_000),
+      })
       .where('imei1', '=', '356000000000106')
       .execute();
     const w = worker({ ...FAST, offlineAfterMs: 30 * 60_000 });
