@@ -167,6 +167,7 @@ Figures are from the run below; they move by some percent from run to run on a s
     the clients and Chromium.
 - **Run time:** ${run.minutes.toFixed(1)} minutes.
 - **Targets:** ${held} of ${targets} hold.
+- **Investigations** (comparisons of builds, the release under load, the soak): [performance-investigations.md](performance-investigations.md).
 
 ## Results
 
