@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import type { AuditResponse } from './api/devices';
+import { timeZoneSchema } from './dates';
 import { displayCommand } from './device';
 import { COLUMN_LABELS as C } from './reports';
 
@@ -18,27 +19,29 @@ export const AUDIT_SECTION_TITLES: Readonly<Record<AuditSectionKey, string>> = {
   commands: 'Executed Commands',
 };
 
-export interface AuditTable {
+export interface AuditTable<Cell = string> {
   key: AuditSectionKey;
   /** Heading on the screen. */
   title: string;
   /** Worksheet name (at most 31 characters, none of : \ / ? * [ ]). */
   sheet: string;
   header: string[];
-  rows: string[][];
+  /** Texts, and the cells `when` and `count` make (text on the screen; date and number cells in the xlsx). */
+  rows: (string | Cell)[][];
 }
 
 const text = (value: string | null | undefined) => value ?? '';
 
 /**
  * The four sections of spec §2 in order: registration, released, de-enroll/re-registration, commands.
- * `when` formats an ISO date-time for a cell (formatDateTimeIn for the server, the browser's local time
- * for the screen).
+ * `when` makes the cell of an ISO date-time (the browser's local time on the screen, a date cell in the
+ * operator's time zone in the server's xlsx) and `count` that of the S.No. (text, or a number cell).
  */
-export function auditTables(
+export function auditTables<Cell = string>(
   audit: Omit<AuditResponse, 'status'>,
-  when: (iso: string) => string,
-): AuditTable[] {
+  when: (iso: string) => Cell | string,
+  count: (n: number) => Cell | string = String,
+): AuditTable<Cell>[] {
   return [
     {
       key: 'registration',
@@ -104,7 +107,7 @@ export function auditTables(
         C.createdAt,
       ],
       rows: audit.commands.map((c, index) => [
-        String(index + 1),
+        count(index + 1),
         when(c.date_and_time),
         c.imei1,
         c.transactionId,
@@ -139,50 +142,15 @@ export function auditFileName(brand: string, imei: string): string {
   return `AuditReport_${brand}_imei-${imei}.xlsx`;
 }
 
-/** Whether `name` is a time zone this runtime knows (an IANA name such as `Asia/Kolkata`, or `UTC`). */
-export function isTimeZone(name: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: name });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-const formatters = new Map<string, Intl.DateTimeFormat>();
-
-/** `YYYY-MM-DD HH:mm:ss` of an ISO date-time in `timeZone` (the screen's format); '' if unparseable. */
-export function formatDateTimeIn(iso: string, timeZone: string): string {
-  const date = new Date(iso);
-  if (Number.isNaN(date.getTime())) return '';
-  let format = formatters.get(timeZone);
-  if (!format) {
-    format = new Intl.DateTimeFormat('en-US', {
-      timeZone,
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-      second: '2-digit',
-      hourCycle: 'h23',
-    });
-    formatters.set(timeZone, format);
-  }
-  const part = Object.fromEntries(format.formatToParts(date).map((p) => [p.type, p.value]));
-  return `${part.year}-${part.month}-${part.day} ${part.hour}:${part.minute}:${part.second}`;
-}
-
 /**
- * `GET /api/v2/auditReport/export?imei1=…&timeZone=…`: the report as an xlsx file. `timeZone` (the
- * browser's, `Intl.DateTimeFormat().resolvedOptions().timeZone`) formats the date-times as the screen
- * shows them; without it, the server's REPORT_TIME_ZONE.
+ * `GET /api/v2/auditReport/export?imei1=…&timeZone=…`: the report as an xlsx file, its date-times (date
+ * cells) in `timeZone`, the console's, as the screen shows them; without it, the server's REPORT_TIMEZONE.
  */
 export const auditReportExportQuerySchema = z.object({
   imei1: z
     .string()
     .trim()
     .regex(/^\d{15}$/, 'Please provide a 15 digit IMEI number'),
-  timeZone: z.string().trim().max(64).refine(isTimeZone, 'Unknown time zone.').optional(),
+  timeZone: timeZoneSchema.optional(),
 });
 export type AuditReportExportQuery = z.infer<typeof auditReportExportQuerySchema>;

@@ -3,7 +3,7 @@
  * spec §9. The server's downloadReports.php and exports and the console's tabs all read this table.
  */
 import { z } from 'zod';
-import { DATE_MESSAGES, hasDayShape, parseDay } from './dates';
+import { DATE_MESSAGES, hasDayShape, parseDay, timeZoneSchema } from './dates';
 import type { RawCommand } from './device';
 import { MESSAGES } from './messages';
 
@@ -186,6 +186,8 @@ export const downloadReportsRequestSchema = z.object({
   startdate: z.string().max(10),
   enddate: z.string().max(10),
   match: z.enum(['ALL', 'YES', 'NO']).optional(),
+  /** The operator's time zone: the days are its whole days (else REPORT_TIMEZONE's). */
+  timeZone: timeZoneSchema.optional(),
   /** Paging (large results are paged, never cut): rows after `offset`, at most `limit`. */
   offset: z.coerce.number().int().min(0).default(0),
   limit: z.coerce.number().int().min(1).max(100_000).default(1000),
@@ -239,4 +241,6 @@ export const reportExportQuerySchema = z.object({
   enddate: z.string().max(10),
   match: z.enum(['ALL', 'YES', 'NO']).optional(),
   part: z.enum(['items', 'commands']).default('items'),
+  /** The operator's time zone: its whole days, date cells in its wall clock (else REPORT_TIMEZONE's). */
+  timeZone: timeZoneSchema.optional(),
 });

@@ -1,7 +1,10 @@
 import { z } from 'zod';
-import { isoDaySchema } from '../dates';
+import { isoDaySchema, timeZoneSchema } from '../dates';
 
-/** The SUPERADMIN's search of the append-only audit log (issue 9). Dates are UTC days. */
+/**
+ * The SUPERADMIN's search of the append-only audit log (issue 9). From and To are whole days in the
+ * operator's time zone (`timeZone`, else the server's REPORT_TIMEZONE), the export's date cells its wall clock.
+ */
 export const auditSearchSchema = z.object({
   imei: z.string().trim().max(20).optional(),
   user: z.string().trim().max(254).optional(),
@@ -9,6 +12,7 @@ export const auditSearchSchema = z.object({
   action: z.string().trim().max(64).optional(),
   from: isoDaySchema.optional(),
   to: isoDaySchema.optional(),
+  timeZone: timeZoneSchema.optional(),
   offset: z.coerce.number().int().min(0).default(0),
   limit: z.coerce.number().int().min(1).max(10_000).default(500),
 });

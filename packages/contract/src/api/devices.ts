@@ -1,10 +1,17 @@
 import { z } from 'zod';
-import { COMMAND_STATUSES, deviceStateSchema, RAW_COMMANDS } from '../device';
+import { timeZoneSchema } from '../dates';
+import { COMMAND_INTERFACES, COMMAND_STATUSES, deviceStateSchema, RAW_COMMANDS } from '../device';
 
 const imei = z
   .string()
   .trim()
   .regex(/^\d{15}$/, 'Please provide a 15 digit IMEI number');
+
+/**
+ * The query of the dashboard's calls (`homeData.php`, `GET /api/v2/dashboard`): the operator's time zone,
+ * whose days "today" and the per-day chart count (else the server's REPORT_TIMEZONE).
+ */
+export const dashboardQuerySchema = z.object({ timeZone: timeZoneSchema.optional() });
 
 /** `homeData.php` (spec §3 Dashboard response). */
 export const homeDataResponseSchema = z.object({
@@ -96,7 +103,7 @@ export const executedCommandRowSchema = z.object({
   date_and_time: z.string(),
   imei1: z.string(),
   transactionId: z.string(),
-  interface: z.enum(['S', 'A', 'B']),
+  interface: z.enum(COMMAND_INTERFACES),
   command: z.string().meta({ enum: [...RAW_COMMANDS] }),
   status: z.string().meta({ enum: [...COMMAND_STATUSES] }),
   user: z.string(),
