@@ -7,7 +7,14 @@ import { PassThrough, Writable } from 'node:stream';
 import ExcelJS from 'exceljs';
 import { describe, expect, it } from 'vitest';
 import yauzl from 'yauzl';
-import { sheetName, writeXlsx, type XlsxCell, xlsxWriter, xmlText } from '../src/modules/reports/xlsx';
+import {
+  excelSerial,
+  sheetName,
+  writeXlsx,
+  type XlsxCell,
+  xlsxWriter,
+  xmlText,
+} from '../src/modules/reports/xlsx';
 
 /** Writes `rows` and returns the file, read by a consumer that takes `delayEvery` chunks slowly. */
 async function writeFile(
@@ -118,6 +125,45 @@ describe('the xlsx writer', () => {
     ]);
   });
 
+  it('writes date-times as date cells, numbers as numbers and formula-looking text as inert strings', async () => {
+    // 2030-06-15 15:50:30 as a wall clock (the export has moved it to the operator's zone already).
+    const wallClock = Date.parse('2030-06-15T15:50:30.000Z');
+    const file = await writeFile('Typed', [
+      ['Id', 'When', 'User', 'Note'],
+      [7, { wallClock }, '=HYPERLINK("http://x","y")', '+1-2'],
+      [8, { wallClock: wallClock + 999 }, '@SUM(A1)', '-3'],
+    ]);
+    const workbook = new ExcelJS.Workbook();
+    await workbook.xlsx.load(file as unknown as ArrayBuffer);
+    const sheet = workbook.worksheets[0];
+    const row = sheet?.getRow(2);
+    expect(row?.getCell(1).type).toBe(ExcelJS.ValueType.Number);
+    expect(row?.getCell(1).value).toBe(7);
+    expect(row?.getCell(2).type).toBe(ExcelJS.ValueType.Date);
+    expect(row?.getCell(2).numFmt).toBe('yyyy-mm-dd hh:mm:ss');
+    expect(row?.getCell(2).value).toEqual(new Date('2030-06-15T15:50:30.000Z'));
+    // Whole seconds, as the screen shows them.
+    expect(sheet?.getRow(3).getCell(2).value).toEqual(new Date('2030-06-15T15:50:30.000Z'));
+    for (const [cell, text] of [
+      [row?.getCell(3), '=HYPERLINK("http://x","y")'],
+      [row?.getCell(4), '+1-2'],
+      [sheet?.getRow(3).getCell(3), '@SUM(A1)'],
+    ] as const) {
+      expect(cell?.type).toBe(ExcelJS.ValueType.String);
+      expect(cell?.value).toBe(text);
+      expect(cell?.formula).toBeUndefined();
+    }
+    // In the XML: a styled serial day number, and string cells with no formula element.
+    const sheetXml = (await unzipped(file)).find((e) => e.name === 'xl/worksheets/sheet1.xml')?.text ?? '';
+    expect(sheetXml).toContain(`<c r="B2" s="1"><v>${excelSerial(wallClock)}</v></c>`);
+    expect(excelSerial(Date.parse('1970-01-01T00:00:00.000Z'))).toBe(25_569);
+    expect(excelSerial(Date.parse('2030-06-15T12:00:00.000Z'))).toBe(47_649.5);
+    expect(sheetXml).not.toContain('<f>');
+    expect(sheetXml).toContain(
+      '<c r="C2" t="inlineStr"><is><t>=HYPERLINK(&quot;http://x&quot;,&quot;y&quot;)</t></is></c>',
+    );
+  });
+
   it('keeps every row in order through a slow reader, past column Z', async () => {
     const width = 30;
     const header = Array.from({ length: width }, (_, i) => `Column ${i + 1}`);
@@ -165,7 +211,9 @@ describe('the xlsx writer', () => {
     ]);
     const sheet = entries.find((e) => e.name === 'xl/worksheets/sheet1.xml');
     expect(sheet?.size).toBe(Buffer.byteLength(sheet?.text ?? ''));
-    expect(sheet?.text).toContain('<c r="B5001" t="str"><v>name 5000</v></c></row></sheetData>');
+    expect(sheet?.text).toContain(
+      '<c r="B5001" t="inlineStr"><is><t>name 5000</t></is></c></row></sheetData>',
+    );
     expect(entries.find((e) => e.name === 'xl/workbook.xml')?.text).toContain(
       '<sheet name="Checked" sheetId="1" r:id="rId2"/>',
     );

@@ -2,17 +2,37 @@
  * An xlsx written as a stream (ADR 0006): each sheet's SpreadsheetML is made row by row as text and
  * deflated by yazl's zip writer (zlib, in the thread pool) into the output, beside the thread that makes
  * it. A workbook has one sheet (the exports) or several, written one after the other (the Audit Report).
- * The parts and the cells are those ExcelJS's streaming writer makes with the export's options (no styles
- * applied, no shared strings: numbers as `<v>`, text as `t="str"`, empty cells left out), so a file reads
- * the same in Excel, LibreOffice, ExcelJS and the console; what ExcelJS adds per cell (a Cell object, its
- * model and an XML stream of its own for each row) is what made a million-row export slower than the
- * target allowed (docs/performance.md).
+ * The parts are those ExcelJS's streaming writer makes (no shared strings), so a file reads the same in
+ * Excel, LibreOffice, ExcelJS and the console; what ExcelJS adds per cell (a Cell object, its model and an
+ * XML stream of its own for each row) is what made a million-row export slower than the target allowed
+ * (docs/performance.md). The cells (issue 17.1): numbers as numbers, date-times as date cells (a serial
+ * day number with the `yyyy-mm-dd hh:mm:ss` format), text as inline string cells (`t="inlineStr"`), which
+ * a spreadsheet shows as typed and never evaluates, so text starting with `=` needs no leading apostrophe
+ * (CSV files, which have no cell types, keep it); empty cells are left out.
  */
 import type { Writable } from 'node:stream';
 import { PassThrough } from 'node:stream';
 import { ZipFile } from 'yazl';
 
-export type XlsxCell = string | number | null;
+/**
+ * A date-time cell: the wall clock it shows (in the time zone the file is for), as the epoch milliseconds
+ * of a UTC date with those fields (`wallClockIn` of the contract makes them).
+ */
+export interface XlsxDateTime {
+  readonly wallClock: number;
+}
+
+export type XlsxCell = string | number | XlsxDateTime | null;
+
+/** The index in cellXfs of the date-time format (`yyyy-mm-dd hh:mm:ss`, numFmt 164). */
+const DATE_TIME_STYLE = 1;
+/** Days from Excel's day 0 (1899-12-30, in its 1900 date system) to 1970-01-01. */
+const EXCEL_EPOCH_DAYS = 25_569;
+
+/** The serial day number of a wall-clock time (whole seconds), as Excel stores date-times. */
+export function excelSerial(wallClock: number): number {
+  return Math.floor(wallClock / 1000) / 86_400 + EXCEL_EPOCH_DAYS;
+}
 
 const XML_HEAD = '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n';
 const MAIN_NS = 'http://schemas.openxmlformats.org/spreadsheetml/2006/main';
@@ -45,8 +65,11 @@ const workbookRels = (sheets: number) =>
     )
     .join('')}</Relationships>`;
 
-/** The default style sheet: one font, the two required fills, one border, one cell format (ExcelJS's). */
-const STYLES = `${XML_HEAD}<styleSheet xmlns="${MAIN_NS}"><fonts count="1"><font><sz val="11"/><color theme="1"/><name val="Calibri"/><family val="2"/><scheme val="minor"/></font></fonts><fills count="2"><fill><patternFill patternType="none"/></fill><fill><patternFill patternType="gray125"/></fill></fills><borders count="1"><border><left/><right/><top/><bottom/><diagonal/></border></borders><cellStyleXfs count="1"><xf numFmtId="0" fontId="0" fillId="0" borderId="0"/></cellStyleXfs><cellXfs count="1"><xf numFmtId="0" fontId="0" fillId="0" borderId="0" xfId="0"/></cellXfs><cellStyles count="1"><cellStyle name="Normal" xfId="0" builtinId="0"/></cellStyles><dxfs count="0"/><tableStyles count="0" defaultTableStyle="TableStyleMedium2" defaultPivotStyle="PivotStyleLight16"/></styleSheet>`;
+/**
+ * ExcelJS's default style sheet (one font, the two required fills, one border) with two cell formats: the
+ * default one, and the date-time one (DATE_TIME_STYLE).
+ */
+const STYLES = `${XML_HEAD}<styleSheet xmlns="${MAIN_NS}"><numFmts count="1"><numFmt numFmtId="164" formatCode="yyyy-mm-dd hh:mm:ss"/></numFmts><fonts count="1"><font><sz val="11"/><color theme="1"/><name val="Calibri"/><family val="2"/><scheme val="minor"/></font></fonts><fills count="2"><fill><patternFill patternType="none"/></fill><fill><patternFill patternType="gray125"/></fill></fills><borders count="1"><border><left/><right/><top/><bottom/><diagonal/></border></borders><cellStyleXfs count="1"><xf numFmtId="0" fontId="0" fillId="0" borderId="0"/></cellStyleXfs><cellXfs count="2"><xf numFmtId="0" fontId="0" fillId="0" borderId="0" xfId="0"/><xf numFmtId="164" fontId="0" fillId="0" borderId="0" xfId="0" applyNumberFormat="1"/></cellXfs><cellStyles count="1"><cellStyle name="Normal" xfId="0" builtinId="0"/></cellStyles><dxfs count="0"/><tableStyles count="0" defaultTableStyle="TableStyleMedium2" defaultPivotStyle="PivotStyleLight16"/></styleSheet>`;
 
 const SHEET_HEAD = `${XML_HEAD}<worksheet xmlns="${MAIN_NS}" xmlns:r="${REL_NS}"><sheetFormatPr defaultRowHeight="15"/><sheetData>`;
 const SHEET_TAIL =
@@ -87,6 +110,9 @@ function columnLetters(count: number): string[] {
     return letters;
   });
 }
+
+/** Text that starts or ends with white space (which an XML reader drops unless told to keep it). */
+const EDGE_SPACE = /^\s|\s$/;
 
 /** Text gathered before it goes to the compressor (one write per this many characters). */
 const WRITE_CHARS = 64 * 1024;
@@ -197,8 +223,13 @@ export function xlsxWriter(
         if (value === null || value === undefined) continue;
         if (typeof value === 'number' && Number.isFinite(value)) {
           xml += `<c r="${letters[i]}${rowNumber}"><v>${value}</v></c>`;
+        } else if (typeof value === 'object') {
+          xml += `<c r="${letters[i]}${rowNumber}" s="${DATE_TIME_STYLE}"><v>${excelSerial(value.wallClock)}</v></c>`;
         } else {
-          xml += `<c r="${letters[i]}${rowNumber}" t="str"><v>${xmlText(String(value))}</v></c>`;
+          const text = String(value);
+          // xml:space keeps the spaces a text starts or ends with.
+          const t = EDGE_SPACE.test(text) ? '<t xml:space="preserve">' : '<t>';
+          xml += `<c r="${letters[i]}${rowNumber}" t="inlineStr"><is>${t}${xmlText(text)}</t></is></c>`;
         }
       }
       pending += `${xml}</row>`;
