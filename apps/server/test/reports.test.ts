@@ -193,7 +193,7 @@ describe.each(databaseKinds())('reports on %s', (kind) => {
     expect(empty.message).toBe(MESSAGES.noResults);
   });
 
-  it('exports xlsx under the spec names with inert formula cells', async () => {
+  it('exports xlsx under the spec names with inert text cells and date cells', async () => {
     const get = (query: string) =>
       app.inject({
         method: 'GET',
@@ -221,9 +221,16 @@ describe.each(databaseKinds())('reports on %s', (kind) => {
       'Model',
       'Last Command',
     ]);
+    // Text that looks like a formula is a string cell: shown as typed (no apostrophe), never evaluated.
     const brand = sheet?.getRow(2).getCell(7);
-    expect(brand?.value).toBe(`'=HYPERLINK("x")`);
+    expect(brand?.value).toBe('=HYPERLINK("x")');
+    expect(brand?.type).toBe(ExcelJS.ValueType.String);
     expect(brand?.formula).toBeUndefined();
+    // The date-time a date cell (REPORT_TIMEZONE, UTC here), formatted as the screen shows it.
+    const when = sheet?.getRow(2).getCell(5);
+    expect(when?.type).toBe(ExcelJS.ValueType.Date);
+    expect(when?.value).toEqual(new Date('2026-03-02T10:00:00.000Z'));
+    expect(when?.numFmt).toBe('yyyy-mm-dd hh:mm:ss');
     expect(sheet?.rowCount).toBe(2);
 
     const commands = await get('report=activatealarm&startdate=2026-03-01&enddate=2026-03-31&part=commands');

@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
-import type { AuditSearch } from '@lendlock/contract';
+import { type AuditSearch, daysInZone } from '@lendlock/contract';
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { DB } from '../../db/types';
 import type { Principal } from '../../plugins/auth';
+import { dateTimeCells } from '../reports/export';
 import type { RowSource } from '../reports/sources';
 
 export interface AuditEntry {
@@ -87,8 +88,9 @@ export interface AuditScope {
 }
 
 /**
- * The audit log, searched by IMEI (target), user, action and date (UTC days), newest first in the JSON.
- * Each filter has an index ending in `id` (migration 0018), so a page is an index range read backwards.
+ * The audit log, searched by IMEI (target), user, action and date (whole days in `timeZone`, the
+ * operator's), newest first in the JSON. Each filter has an index ending in `id` (migration 0018), so a
+ * page is an index range read backwards.
  */
 /** The most rows a search counts: past it the answer is "more than AUDIT_COUNT_CAP". */
 export const AUDIT_COUNT_CAP = 10_000;
@@ -98,7 +100,15 @@ export interface AuditRowSource extends RowSource {
   countUpTo(cap: number): Promise<{ total: number; capped: boolean }>;
 }
 
-export function auditSource(db: Kysely<DB>, search: AuditSearch, scope?: AuditScope): AuditRowSource {
+export function auditSource(
+  db: Kysely<DB>,
+  search: AuditSearch,
+  timeZone: string,
+  scope?: AuditScope,
+): AuditRowSource {
+  const from = search.from ? daysInZone(search.from, search.from, timeZone).start : null;
+  const to = search.to ? daysInZone(search.to, search.to, timeZone).end : null;
+  const at = dateTimeCells(timeZone);
   const query = () => {
     let q = db
       .selectFrom('audit_log')
@@ -118,8 +128,8 @@ export function auditSource(db: Kysely<DB>, search: AuditSearch, scope?: AuditSc
     if (search.imei) q = q.where('target', '=', search.imei);
     if (search.user) q = q.where(sql`lower(actor)`, '=', search.user.toLowerCase());
     if (search.action) q = q.where('action', 'like', `${search.action.replace(/[%_\\]/g, '')}%`);
-    if (search.from) q = q.where('at', '>=', sql<Date>`${search.from}::date`);
-    if (search.to) q = q.where('at', '<', sql<Date>`${search.to}::date + 1`);
+    if (from) q = q.where('at', '>=', from);
+    if (to) q = q.where('at', '<', to);
     return q;
   };
   const map = (row: Record<string, unknown>) => ({
@@ -134,8 +144,17 @@ export function auditSource(db: Kysely<DB>, search: AuditSearch, scope?: AuditSc
     details: row.details === null || row.details === undefined ? null : JSON.stringify(row.details),
   });
   return {
-    columns: ['Id', 'When (UTC)', 'Who', 'What', 'Target', 'Address', 'Result', 'Details'],
-    cells: (row) => [row.id, row.at, row.actor, row.action, row.target, row.address, row.result, row.details],
+    columns: ['Id', 'When', 'Who', 'What', 'Target', 'Address', 'Result', 'Details'],
+    cells: (row) => [
+      row.id,
+      at(row.at),
+      row.actor,
+      row.action,
+      row.target,
+      row.address,
+      row.result,
+      row.details,
+    ],
     async count() {
       const row = await query()
         .clearSelect()

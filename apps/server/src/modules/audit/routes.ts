@@ -13,6 +13,7 @@ import {
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppContext } from '../../app';
+import { operatorTimeZone } from '../../lib/timeZone';
 import { requirePrincipal } from '../../plugins/auth';
 import { badRequest, notFound } from '../../plugins/errors';
 import { auditReport } from '../devices/service';
@@ -48,7 +49,8 @@ export function auditRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       },
       async (request) => {
         checkRange(request.body);
-        const source = auditSource(ctx.db, request.body, scopeOf(request));
+        const timeZone = operatorTimeZone(ctx.config, request.body.timeZone);
+        const source = auditSource(ctx.db, request.body, timeZone, scopeOf(request));
         // The count stops at AUDIT_COUNT_CAP: a search never counts the whole log.
         const [rows, counted] = await Promise.all([
           source.page(request.body.offset, request.body.limit),
@@ -68,7 +70,8 @@ export function auditRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       { schema: { querystring: auditSearchSchema } },
       async (request, reply) => {
         checkRange(request.query);
-        const source = auditSource(ctx.db, request.query, scopeOf(request));
+        const timeZone = operatorTimeZone(ctx.config, request.query.timeZone);
+        const source = auditSource(ctx.db, request.query, timeZone, scopeOf(request));
         const { stream, done } = streamXlsx(source, 'Audit log');
         done.catch((error: unknown) => request.log.error({ err: error }, 'audit export failed'));
         const name = auditExportFileName(request.query.from, request.query.to);
@@ -92,7 +95,7 @@ export function auditRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         const { imei1, timeZone } = request.query;
         const audit = await auditReport(ctx.db, principal, imei1);
         if (isAuditEmpty(audit)) throw notFound(MESSAGES.auditEmpty);
-        const file = await auditReportXlsx(audit, timeZone ?? ctx.config.reportTimeZone);
+        const file = await auditReportXlsx(audit, operatorTimeZone(ctx.config, timeZone));
         const name = auditFileName(auditBrand(audit), imei1);
         await appendAudit(ctx.db, {
           actor: principal,

@@ -436,15 +436,21 @@ export async function findReregistrationRequest(db: Db, id: number) {
 
 /**
  * The dashboard's charts of the last 30 days: registrations per day, commands by status, devices online.
+ * `days`: the operator's days (YYYY-MM-DD) and the UTC instants [start, end) each spans in their zone.
  * With a retailer phone, only that retailer's registrations, devices and the commands sent to them.
  */
-export async function dashboardCounts(db: Db, retailerPhone: string | null) {
+export async function dashboardCounts(
+  db: Db,
+  retailerPhone: string | null,
+  days: readonly { day: string; start: Date; end: Date }[],
+) {
   const ofRetailer = (column: string) =>
     retailerPhone === null ? sql`TRUE` : sql`${sql.ref(column)} = ${retailerPhone}`;
   const perDay = await sql<{ day: string; count: number }>`
-    SELECT to_char(d.day, 'YYYY-MM-DD') AS day, count(r.id)::int AS count
-    FROM generate_series(date_trunc('day', now()) - interval '29 days', date_trunc('day', now()), interval '1 day') AS d(day)
-    LEFT JOIN registrations r ON r.created_at >= d.day AND r.created_at < d.day + interval '1 day'
+    SELECT d.day, count(r.id)::int AS count
+    FROM unnest(${days.map((d) => d.day)}::text[], ${days.map((d) => d.start.toISOString())}::timestamptz[],
+      ${days.map((d) => d.end.toISOString())}::timestamptz[]) AS d(day, start_at, end_at)
+    LEFT JOIN registrations r ON r.created_at >= d.start_at AND r.created_at < d.end_at
       AND ${ofRetailer('r.retailer_phone')}
     GROUP BY d.day ORDER BY d.day`.execute(db);
   const byStatus = await db
@@ -479,9 +485,12 @@ export async function dashboardCounts(db: Db, retailerPhone: string | null) {
 
 const count = sql<number>`count(*)::int`;
 
-/** The dashboard's counts: devices, de-enrolled ones, today's registrations (one retailer's, or all). */
-export async function homeCounts(db: Db, retailerPhone: string | null) {
-  const today = sql<Date>`date_trunc('day', now())`;
+/**
+ * The dashboard's counts: devices, de-enrolled ones, today's registrations (since `todayStart`, the start
+ * of the operator's day; one retailer's, or all).
+ */
+export async function homeCounts(db: Db, retailerPhone: string | null, todayStart: Date) {
+  const today = sql<Date>`${todayStart}::timestamptz`;
   return retailerPhone === null
     ? // Every device: the counters kept by triggers (migration 0007), 16 rows to add up, and today's
       // registrations (an index range), in one round trip.

@@ -3,6 +3,7 @@ import {
   auditRequestSchema,
   auditResponseSchema,
   dashboardChartsSchema,
+  dashboardQuerySchema,
   decideReregistrationRequestSchema,
   decideReregistrationResponseSchema,
   deviceDetailsRequestSchema,
@@ -22,6 +23,7 @@ import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AppContext } from '../../app';
+import { operatorTimeZone } from '../../lib/timeZone';
 import { requirePrincipal } from '../../plugins/auth';
 import { badRequest } from '../../plugins/errors';
 import { appendAudit } from '../audit/repository';
@@ -109,11 +111,26 @@ export function deviceRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     );
 
     // ---- The console's reads (spec §7) ----
-    app.get('/api/homeData.php', { schema: { response: { 200: homeDataResponseSchema } } }, async (request) =>
-      homeData(ctx.db, requirePrincipal(request).retailerPhone),
+    // Counted in the operator's days (the console's time zone, else REPORT_TIMEZONE).
+    app.get(
+      '/api/homeData.php',
+      { schema: { querystring: dashboardQuerySchema, response: { 200: homeDataResponseSchema } } },
+      async (request) =>
+        homeData(
+          ctx.db,
+          requirePrincipal(request).retailerPhone,
+          operatorTimeZone(ctx.config, request.query.timeZone),
+        ),
     );
-    app.get('/api/v2/dashboard', { schema: { response: { 200: dashboardChartsSchema } } }, async (request) =>
-      dashboardCharts(ctx.db, requirePrincipal(request).retailerPhone),
+    app.get(
+      '/api/v2/dashboard',
+      { schema: { querystring: dashboardQuerySchema, response: { 200: dashboardChartsSchema } } },
+      async (request) =>
+        dashboardCharts(
+          ctx.db,
+          requirePrincipal(request).retailerPhone,
+          operatorTimeZone(ctx.config, request.query.timeZone),
+        ),
     );
 
     app.post(

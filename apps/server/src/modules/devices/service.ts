@@ -1,5 +1,12 @@
 /** Reads about devices: the dashboard, device details, the audit report by IMEI, app versions. */
-import { type AuditResponse, type DeviceRecord, MESSAGES } from '@lendlock/contract';
+import {
+  type AuditResponse,
+  addDays,
+  type DeviceRecord,
+  dayInTimeZone,
+  daysInZone,
+  MESSAGES,
+} from '@lendlock/contract';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/types';
 import type { Principal } from '../../plugins/auth';
@@ -12,9 +19,19 @@ import {
   homeCounts,
 } from './repository';
 
-/** The dashboard counts; a retailer user's count only that retailer's devices. */
-export async function homeData(db: Kysely<DB>, retailerPhone: string | null = null) {
-  const row = await homeCounts(db, retailerPhone);
+/** The day `timeZone` is in now, and the last `days` days up to it as UTC instants (the contract's daysInZone). */
+function lastDays(timeZone: string, days: number): { day: string; start: Date; end: Date }[] {
+  const today = dayInTimeZone(timeZone) ?? new Date().toISOString().slice(0, 10);
+  return Array.from({ length: days }, (_, i) => {
+    const day = addDays(today, i - days + 1);
+    return { day, ...daysInZone(day, day, timeZone) };
+  });
+}
+
+/** The dashboard counts ("today" in `timeZone`); a retailer user's count only that retailer's devices. */
+export async function homeData(db: Kysely<DB>, retailerPhone: string | null, timeZone: string) {
+  const [today] = lastDays(timeZone, 1);
+  const row = await homeCounts(db, retailerPhone, today?.start ?? new Date());
   return {
     status: 'success' as const,
     total_device: Number(row.total_device),
@@ -23,9 +40,12 @@ export async function homeData(db: Kysely<DB>, retailerPhone: string | null = nu
   };
 }
 
-/** The dashboard's charts; a retailer user's count only that retailer's devices, like homeData. */
-export async function dashboardCharts(db: Kysely<DB>, retailerPhone: string | null = null) {
-  const { perDay, byStatus, devices } = await dashboardCounts(db, retailerPhone);
+/**
+ * The dashboard's charts (registrations per day: the last 30 days in `timeZone`); a retailer user's count
+ * only that retailer's devices, like homeData.
+ */
+export async function dashboardCharts(db: Kysely<DB>, retailerPhone: string | null, timeZone: string) {
+  const { perDay, byStatus, devices } = await dashboardCounts(db, retailerPhone, lastDays(timeZone, 30));
   return {
     status: 'success' as const,
     registrationsPerDay: perDay.map((r) => ({ day: r.day, count: Number(r.count) })),

@@ -1,12 +1,13 @@
 /**
  * Streaming xlsx exports (design.md §3.5): rows are read by key in pages and written as the sheet's XML
  * straight into the response through the zip compressor (`xlsx.ts`, ADR 0006), so a million-row report
- * runs in bounded memory. Cells that a spreadsheet would read as formulas are neutralised.
+ * runs in bounded memory. Numbers are number cells, date-times date cells in the operator's time zone
+ * (issue 17.1), text string cells (inert: a spreadsheet never evaluates them, so no apostrophe is added).
  */
 import { PassThrough, Writable } from 'node:stream';
-import { type AuditResponse, auditTables, formatDateTimeIn, neutraliseFormula } from '@lendlock/contract';
+import { type AuditResponse, auditTables, wallClockIn } from '@lendlock/contract';
 import type { RowSource } from './sources';
-import { writeXlsx, xlsxWriter } from './xlsx';
+import { writeXlsx, type XlsxCell, type XlsxDateTime, xlsxWriter } from './xlsx';
 
 const PAGE = 5000;
 
@@ -17,10 +18,25 @@ const PAGE = 5000;
  */
 export const XLSX_ZLIB_LEVEL = 1;
 
-export function cellValue(value: unknown): string | number | null {
+export function cellValue(value: unknown): XlsxCell {
   if (value === null || value === undefined) return null;
   if (typeof value === 'number') return value;
-  return neutraliseFormula(String(value));
+  if (typeof value === 'object' && 'wallClock' in value) return value as XlsxDateTime;
+  return String(value);
+}
+
+/**
+ * Date cells in `timeZone`: each instant (an ISO date-time or a Date) becomes a cell showing its wall
+ * clock there, as the console shows it in the operator's browser; '' or an unreadable value an empty cell.
+ * One converter per export (it remembers the zone's offset hour by hour).
+ */
+export function dateTimeCells(timeZone: string): (value: unknown) => XlsxDateTime | null {
+  const wallClock = wallClockIn(timeZone);
+  return (value) => {
+    if (value === null || value === undefined || value === '') return null;
+    const ms = value instanceof Date ? value.getTime() : Date.parse(String(value));
+    return Number.isNaN(ms) ? null : { wallClock: wallClock(ms) };
+  };
 }
 
 /** Writes every row of `source` as one sheet; returns the stream to send and a promise of the row count. */
@@ -58,15 +74,18 @@ export function streamXlsx(
 }
 
 /**
- * The Audit Report By IMEI as an xlsx file (spec §9): one sheet per section, headers first, date-times in
- * `timeZone` as the screen shows them (`auditTables`, the contract's one definition of the report). A
- * report holds at most a few thousand rows, so the file is made whole, in memory, before it is sent.
+ * The Audit Report By IMEI as an xlsx file (spec §9): one sheet per section, headers first, date-times as
+ * date cells in `timeZone` (the screen shows them in the browser's), S.No. as numbers (`auditTables`, the
+ * contract's one definition of the report). A report holds at most a few thousand rows, so the file is
+ * made whole, in memory, before it is sent.
  */
 export async function auditReportXlsx(
   audit: Omit<AuditResponse, 'status'>,
   timeZone: string,
 ): Promise<Buffer> {
-  const sheets = auditTables(audit, (iso) => formatDateTimeIn(iso, timeZone)).map((table) => ({
+  const at = dateTimeCells(timeZone);
+  const tables = auditTables<XlsxCell>(audit, at, (n) => n);
+  const sheets = tables.map((table) => ({
     name: table.sheet,
     rows: [table.header, ...table.rows].map((row) => row.map(cellValue)),
   }));

@@ -1,4 +1,5 @@
 import {
+  daysInZone,
   downloadReportsRequestSchema,
   downloadReportsResponseSchema,
   exportFileName,
@@ -10,6 +11,7 @@ import {
 } from '@lendlock/contract';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppContext } from '../../app';
+import { operatorTimeZone } from '../../lib/timeZone';
 import { type Principal, requirePrincipal } from '../../plugins/auth';
 import { badRequest } from '../../plugins/errors';
 import { openUpload } from '../uploads/service';
@@ -18,17 +20,24 @@ import { type DateRange, sourceFor } from './sources';
 
 function checked(
   ctx: AppContext,
-  query: { report: string; startdate: string; enddate: string; match?: string | undefined },
+  query: {
+    report: string;
+    startdate: string;
+    enddate: string;
+    match?: string | undefined;
+    timeZone?: string | undefined;
+  },
   principal: Principal,
 ) {
   const tab = reportTab(query.report);
   if (!tab) throw badRequest(`Unknown report: ${query.report}`);
   const problem = validateReportForm(query);
   if (problem) throw badRequest(problem);
+  // The operator's whole days (the console's time zone, else REPORT_TIMEZONE).
+  const timeZone = operatorTimeZone(ctx.config, query.timeZone);
   const range: DateRange = {
-    from: query.startdate,
-    to: query.enddate,
-    timeZone: ctx.config.reportTimeZone,
+    timeZone,
+    ...daysInZone(query.startdate, query.enddate, timeZone),
     scope: principal.retailerPhone
       ? { retailerPhone: principal.retailerPhone, userId: principal.userId }
       : undefined,

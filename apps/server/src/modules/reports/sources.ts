@@ -13,12 +13,14 @@ import {
 import { type Kysely, type SelectQueryBuilder, sql } from 'kysely';
 import type { DB } from '../../db/types';
 import { REGISTRATION_COLUMNS, toDeenrollRow, toRegistrationRow } from '../devices/mapper';
+import { dateTimeCells } from './export';
 
 export interface DateRange {
-  /** Inclusive YYYY-MM-DD days in the report time zone. */
-  from: string;
-  to: string;
+  /** The operator's time zone (else REPORT_TIMEZONE): its whole days are asked for, its wall clock exported. */
   timeZone: string;
+  /** The inclusive days asked for, as the UTC instants [start, end) (the contract's `daysInZone`). */
+  start: Date;
+  end: Date;
   /** A retailer user sees only that retailer's devices and their own uploads. */
   scope?: { retailerPhone: string; userId: number } | undefined;
 }
@@ -28,7 +30,7 @@ const retailerDevices = (db: Kysely<DB>, phone: string) =>
   db.selectFrom('devices').select('devices.imei1').where('devices.retailer_phone', '=', phone);
 
 export interface RowSource {
-  /** Column headers of the export, and how a row becomes its cells. */
+  /** Column headers of the export, and how a row becomes its cells (date-times as date cells). */
   columns: readonly string[];
   cells(row: Record<string, unknown>): unknown[];
   count(): Promise<number>;
@@ -39,8 +41,7 @@ export interface RowSource {
 }
 
 const range = (column: string, r: DateRange) =>
-  sql<boolean>`${sql.ref(column)} >= (${r.from}::date)::timestamp AT TIME ZONE ${r.timeZone}
-    AND ${sql.ref(column)} < (${r.to}::date + 1)::timestamp AT TIME ZONE ${r.timeZone}`;
+  sql<boolean>`${sql.ref(column)} >= ${r.start} AND ${sql.ref(column)} < ${r.end}`;
 
 const iso = (value: unknown) => (value ? new Date(value as string).toISOString() : '');
 
@@ -70,6 +71,7 @@ function pageable(
 }
 
 export function registrationSource(db: Kysely<DB>, r: DateRange, match: RegistrationFilter): RowSource {
+  const at = dateTimeCells(r.timeZone);
   const query = () => {
     let q = db
       .selectFrom('registrations')
@@ -97,7 +99,7 @@ export function registrationSource(db: Kysely<DB>, r: DateRange, match: Registra
       row.imei2,
       row.Match_Status,
       row.Registration_status,
-      row.date_and_time,
+      at(row.date_and_time),
       row.Manufacturer,
       row.brand,
       row.model,
@@ -111,6 +113,7 @@ export function registrationSource(db: Kysely<DB>, r: DateRange, match: Registra
 }
 
 export function deenrollSource(db: Kysely<DB>, r: DateRange): RowSource {
+  const at = dateTimeCells(r.timeZone);
   const query = () =>
     db
       .selectFrom('deenrollments')
@@ -121,7 +124,7 @@ export function deenrollSource(db: Kysely<DB>, r: DateRange): RowSource {
       ) as AnyQuery;
   return {
     columns: [COLUMN_LABELS.imei1, COLUMN_LABELS.imei2, COLUMN_LABELS.action, COLUMN_LABELS.createdAt],
-    cells: (row) => [row.imei1, row.imei2, row.action, row.createdat],
+    cells: (row) => [row.imei1, row.imei2, row.action, at(row.createdat)],
     ...pageable(query, 'id', (row) => ({
       ...toDeenrollRow(row),
       _key: Number((row as { _key: number })._key),
@@ -130,6 +133,7 @@ export function deenrollSource(db: Kysely<DB>, r: DateRange): RowSource {
 }
 
 export function bulkHistorySource(db: Kysely<DB>, r: DateRange, tab: ReportTab): RowSource {
+  const at = dateTimeCells(r.timeZone);
   const query = () =>
     db
       .selectFrom('batches')
@@ -180,7 +184,7 @@ export function bulkHistorySource(db: Kysely<DB>, r: DateRange, tab: ReportTab):
     ],
     cells: (row) => [
       row.id,
-      row.date_and_time,
+      at(row.date_and_time),
       row.file,
       row.oldfile,
       row.isComplete,
@@ -195,6 +199,7 @@ export function bulkHistorySource(db: Kysely<DB>, r: DateRange, tab: ReportTab):
 const ISO_FORMAT = 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"';
 
 export function commandSource(db: Kysely<DB>, r: DateRange, tab: ReportTab): RowSource {
+  const at = dateTimeCells(r.timeZone);
   // The rows come out of the database already in the shape of an executed-command row
   // (toExecutedCommandRow): a million-row export formats its dates and command types in PostgreSQL,
   // beside the writer, instead of parsing and re-formatting two dates per row in it.
@@ -236,7 +241,7 @@ export function commandSource(db: Kysely<DB>, r: DateRange, tab: ReportTab): Row
     ],
     cells: (row) => [
       row.id,
-      row.date_and_time,
+      at(row.date_and_time),
       row.imei1,
       row.transactionId,
       row.interface,
@@ -244,7 +249,7 @@ export function commandSource(db: Kysely<DB>, r: DateRange, tab: ReportTab): Row
       row.status,
       row.user,
       row.commandType,
-      row.createdat,
+      at(row.createdat),
     ],
     ...pageable(query, 'id', (row) => row),
   };
