@@ -11,6 +11,10 @@ import {
   searchAudit,
 } from './audit';
 import { type ApiCallOptions, type ApiClient, ApiError, type FileProgress, NetworkError } from './client';
+import { browserTimeZone } from './timeZone';
+
+/** The query parameter of the browser's time zone, which every search and export carries. */
+const zone = () => `timeZone=${encodeURIComponent(browserTimeZone() ?? '')}`;
 
 const row: AuditRow = {
   id: 41,
@@ -51,7 +55,14 @@ describe('searchAudit', () => {
       [
         'v2/audit/search',
         'POST',
-        { user: 'admin@lendlock.com', from: '2030-01-01', offset: 500, limit: AUDIT_PAGE_SIZE },
+        {
+          user: 'admin@lendlock.com',
+          from: '2030-01-01',
+          offset: 500,
+          limit: AUDIT_PAGE_SIZE,
+          // The browser's days: its time zone goes with every search (timeZone.ts).
+          timeZone: browserTimeZone(),
+        },
       ],
     ]);
   });
@@ -90,10 +101,10 @@ describe('export file name and query', () => {
     expect(auditFileName({ from: '2030-01-01', to: '2030-01-31' })).toBe('audit-2030-01-01-2030-01-31.xlsx');
   });
 
-  it('sends only the fields that are set, encoded', () => {
-    expect(auditExportSearch({})).toBe('');
+  it("sends only the fields that are set, encoded, and the browser's time zone", () => {
+    expect(auditExportSearch({})).toBe(zone());
     expect(auditExportSearch({ user: 'a+b@lendlock.com', imei: '', action: 'key.', to: '2030-01-31' })).toBe(
-      'user=a%2Bb%40lendlock.com&action=key.&to=2030-01-31',
+      `user=a%2Bb%40lendlock.com&action=key.&to=2030-01-31&${zone()}`,
     );
   });
 });
@@ -126,7 +137,7 @@ describe('exportAudit', () => {
       { onProgress: (p) => progress.push(p) },
     );
     expect(requests[0]?.url).toBe(
-      'http://console.test/api/v2/audit/export?user=root%40lendlock.com&from=2030-01-01',
+      `http://console.test/api/v2/audit/export?user=root%40lendlock.com&from=2030-01-01&${zone()}`,
     );
     expect(requests[0]?.headers.get('X-API-Key')).toBe('tok-1');
     expect(file.fileName).toBe('audit-2030-01-01-all.xlsx');
@@ -135,10 +146,10 @@ describe('exportAudit', () => {
     expect(progress.map((p) => p.bytes)).toEqual([0, 2, 5]);
   });
 
-  it('asks for the whole log without a query string, and names it as the server would without a header', async () => {
+  it('asks for the whole log with only the time zone, and names it as the server would without a header', async () => {
     const { api, requests } = fileApi(new Response(stream(['x'])));
     const file = await exportAudit(api, {});
-    expect(requests[0]?.url).toBe('http://console.test/api/v2/audit/export');
+    expect(requests[0]?.url).toBe(`http://console.test/api/v2/audit/export?${zone()}`);
     expect(file.fileName).toBe('audit-all-all.xlsx');
   });
 

@@ -6,13 +6,17 @@
 import { type AuditSearchResult, auditSearchResponseSchema } from '@lendlock/contract';
 import type { ApiCallOptions, ApiClient, DownloadedFile } from './client';
 import type { FileOptions } from './reports';
+import { withTimeZone } from './timeZone';
 
 /** Rows asked per search call (the server allows up to 10,000). */
 export const AUDIT_PAGE_SIZE = 500;
 
 export type { AuditRow, AuditSearchResult } from '@lendlock/contract';
 
-/** What the log is searched by; an absent field does not filter. Dates are YYYY-MM-DD (UTC days). */
+/**
+ * What the log is searched by; an absent field does not filter. Dates are YYYY-MM-DD, whole days in the
+ * browser's time zone (sent with every search and export, timeZone.ts).
+ */
 export interface AuditFilter {
   /** The IMEI a row is about (its target). */
   imei?: string;
@@ -68,14 +72,14 @@ export function searchAudit(
   return api.call('v2/audit/search', {
     ...options,
     method: 'POST',
-    body: { ...filterFields(request), offset: request.offset, limit: request.limit },
+    body: withTimeZone({ ...filterFields(request), offset: request.offset, limit: request.limit }),
     parse: (body) => auditSearchResponseSchema.parse(body),
   });
 }
 
-/** The query string of an export: the filter's fields that are set. */
+/** The query string of an export: the filter's fields that are set, and the browser's time zone. */
 export function auditExportSearch(filter: AuditFilter): string {
-  return new URLSearchParams(Object.entries(filterFields(filter))).toString();
+  return new URLSearchParams(Object.entries(withTimeZone(filterFields(filter)))).toString();
 }
 
 /** The name the server gives the export, used only when its content-disposition is missing. */

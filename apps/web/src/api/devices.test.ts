@@ -47,6 +47,8 @@ describe('fetchDevicesForImeis', () => {
     expect(calls.every((c) => c.script === 'devicedetails')).toBe(true);
     expect(answer.items.map((d) => d.imei1)).toEqual([imeiAt(3), imeiAt(12_000), imeiAt(24_999)]);
     expect(answer.message).toBeUndefined();
+    expect(answer.notFound).toHaveLength(25_000 - 3);
+    expect(answer.notFound.slice(0, 4)).toEqual([imeiAt(0), imeiAt(1), imeiAt(2), imeiAt(4)]);
   });
 
   it('asks each IMEI once and lists each device once', async () => {
@@ -54,12 +56,25 @@ describe('fetchDevicesForImeis', () => {
     const answer = await fetchDevicesForImeis(api, [imeiAt(1), imeiAt(2), imeiAt(1)]);
     expect(calls[0]?.body).toEqual({ imeis: [imeiAt(1), imeiAt(2)] });
     expect(answer.items).toHaveLength(1);
+    expect(answer.notFound).toEqual([imeiAt(2)]);
   });
 
-  it("says 'No valid device data found for uploaded IMEIs.' when none is known", async () => {
+  it('counts an IMEI found as a device’s second IMEI as found', async () => {
+    const dual = { ...device(imeiAt(7)), imei2: imeiAt(8) };
+    const call = vi.fn(async (_script: string, options: ApiCallOptions<unknown> = {}) => {
+      const body = { status: 'success', items: [dual] };
+      return options.parse ? options.parse(body) : body;
+    });
+    const answer = await fetchDevicesForImeis({ call } as unknown as ApiClient, [imeiAt(8), imeiAt(9)]);
+    expect(answer.items.map((d) => d.imei1)).toEqual([imeiAt(7)]);
+    expect(answer.notFound).toEqual([imeiAt(9)]);
+  });
+
+  it("says 'No valid device data found for uploaded IMEIs.' when none is known, and lists them", async () => {
     const { api } = fakeApi(new Set());
-    expect(await fetchDevicesForImeis(api, [imeiAt(1)])).toEqual({
+    expect(await fetchDevicesForImeis(api, [imeiAt(1), imeiAt(2)])).toEqual({
       items: [],
+      notFound: [imeiAt(1), imeiAt(2)],
       message: MESSAGES.noValidDeviceData,
     });
   });

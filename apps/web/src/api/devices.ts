@@ -17,6 +17,7 @@ import {
   statusMessageSchema,
 } from '@lendlock/contract';
 import type { ApiCallOptions, ApiClient, DownloadedFile, FileCallOptions } from './client';
+import { withTimeZone } from './timeZone';
 
 /**
  * The client sends `v2/…` scripts without `.php` (see `scriptPath` in client.ts).
@@ -39,12 +40,22 @@ export const deviceKeys = {
 
 type Signal = Pick<ApiCallOptions<unknown>, 'signal'>;
 
+/** `?timeZone=…`: the browser's zone, whose days the dashboard counts (timeZone.ts), or nothing. */
+function zoneQuery(): string {
+  const search = new URLSearchParams(withTimeZone({})).toString();
+  return search ? `?${search}` : '';
+}
+
 export function fetchHomeData(api: ApiClient, options: Signal = {}) {
-  return api.call('homeData', { ...options, method: 'GET', parse: (b) => homeDataResponseSchema.parse(b) });
+  return api.call(`homeData${zoneQuery()}`, {
+    ...options,
+    method: 'GET',
+    parse: (b) => homeDataResponseSchema.parse(b),
+  });
 }
 
 export function fetchDashboardCharts(api: ApiClient, options: Signal = {}) {
-  return api.call(v2('dashboard'), {
+  return api.call(`${v2('dashboard')}${zoneQuery()}`, {
     ...options,
     method: 'GET',
     parse: (b) => dashboardChartsSchema.parse(b),
@@ -60,19 +71,28 @@ export function fetchDeviceDetails(api: ApiClient, imei: string, options: Signal
   });
 }
 
+/** The devices of an uploaded IMEI list, and the uploaded IMEIs no device the user sees has. */
+export interface DevicesForImeis {
+  items: DeviceRecord[];
+  /** Uploaded IMEIs (each once, in file order) that are neither an imei1 nor an imei2 of a device found. */
+  notFound: string[];
+  message?: string;
+}
+
 /**
  * The devices of an uploaded IMEI list (Device Details batch, Last Command Reports), asked in lists of at
- * most 10,000, in file order, each device once. Message 'No valid device data found for uploaded IMEIs.'
- * when none is found.
+ * most 10,000, in file order, each device once, with the IMEIs not found (issue 17.2: listed, not left
+ * out). Message 'No valid device data found for uploaded IMEIs.' when none is found.
  */
 export async function fetchDevicesForImeis(
   api: ApiClient,
   imeis: readonly string[],
   options: Signal = {},
-): Promise<{ items: DeviceRecord[]; message?: string }> {
+): Promise<DevicesForImeis> {
   const unique = [...new Set(imeis)];
   const seen = new Set<string>();
   const items: DeviceRecord[] = [];
+  const known = new Set<string>();
   for (let start = 0; start < unique.length; start += DEVICE_DETAILS_MAX_IMEIS) {
     const chunk = unique.slice(start, start + DEVICE_DETAILS_MAX_IMEIS);
     const answer = await api.call('devicedetails', {
@@ -81,12 +101,15 @@ export async function fetchDevicesForImeis(
       parse: (b) => deviceDetailsResponseSchema.parse(b),
     });
     for (const item of answer.items) {
+      known.add(item.imei1);
+      if (item.imei2) known.add(item.imei2);
       if (seen.has(item.imei1)) continue;
       seen.add(item.imei1);
       items.push(item);
     }
   }
-  return items.length > 0 ? { items } : { items, message: MESSAGES.noValidDeviceData };
+  const notFound = unique.filter((imei) => !known.has(imei));
+  return items.length > 0 ? { items, notFound } : { items, notFound, message: MESSAGES.noValidDeviceData };
 }
 
 export function fetchAuditReport(api: ApiClient, imei: string, options: Signal = {}) {
@@ -99,16 +122,15 @@ export function fetchAuditReport(api: ApiClient, imei: string, options: Signal =
 
 /**
  * The Audit Report By IMEI as the xlsx file the server writes (`GET /api/v2/auditReport/export`), its
- * date-times in `timeZone` (the browser's, so the file reads as the screen), saved under the server's
- * name `AuditReport_{brand}_imei-{imei}.xlsx` (`fallbackName` when the header is missing).
+ * date cells in the browser's time zone (timeZone.ts: the file reads as the screen), saved under the
+ * server's name `AuditReport_{brand}_imei-{imei}.xlsx` (`fallbackName` when the header is missing).
  */
 export function exportAuditReport(
   api: ApiClient,
-  request: { imei: string; timeZone?: string | undefined; fallbackName: string },
+  request: { imei: string; fallbackName: string },
   options: Omit<FileCallOptions, 'fallbackName'> = {},
 ): Promise<DownloadedFile> {
-  const search = new URLSearchParams({ imei1: request.imei });
-  if (request.timeZone) search.set('timeZone', request.timeZone);
+  const search = new URLSearchParams(withTimeZone({ imei1: request.imei }));
   return api.file(`v2/auditReport/export?${search}`, { ...options, fallbackName: request.fallbackName });
 }
 

@@ -24,6 +24,7 @@ import {
   REPORT_PAGE_SIZE,
   reportKeys,
 } from './reports';
+import { browserTimeZone } from './timeZone';
 
 const deenroll = (i: number): DeenrollRow => ({
   imei1: String(350000000000000 + i),
@@ -96,6 +97,8 @@ describe('fetchReport', () => {
       report: 'deenroll',
       startdate: '2030-01-01',
       enddate: '2030-01-31',
+      // The browser's days: its time zone goes with every page (timeZone.ts).
+      timeZone: browserTimeZone(),
     });
     expect(report.kind).toBe('deenroll');
     expect(report.items).toHaveLength(25_000);
@@ -206,7 +209,7 @@ describe('exportReport', () => {
     const progress: FileProgress[] = [];
     const file = await exportReport(api, query, 'items', { onProgress: (p) => progress.push(p) });
     expect(requests[0]?.url).toBe(
-      'http://console.test/api/v2/reports/export?report=registration&startdate=2030-01-01&enddate=2030-01-31&match=YES&part=items',
+      `http://console.test/api/v2/reports/export?report=registration&startdate=2030-01-01&enddate=2030-01-31&match=YES&part=items&timeZone=${encodeURIComponent(browserTimeZone() ?? '')}`,
     );
     expect(requests[0]?.headers.get('X-API-Key')).toBe('tok-1');
     expect(file.fileName).toBe('Registration_Status_Matched-2030-01-01-2030-01-31.xlsx');
@@ -229,7 +232,7 @@ describe('exportReport', () => {
 
   it('asks for the executed commands part without a filter on command tabs', () => {
     expect(exportSearch({ report: 'release', startdate: 'a', enddate: 'b' }, 'commands')).toBe(
-      'report=release&startdate=a&enddate=b&part=commands',
+      `report=release&startdate=a&enddate=b&part=commands&timeZone=${encodeURIComponent(browserTimeZone() ?? '')}`,
     );
   });
 
@@ -243,13 +246,13 @@ describe('exportReport', () => {
   });
 
   it("ends the session on 'Authorization Failed'", async () => {
-    const { api, clear, onAuthorizationFailed } = fileApi(
+    const { api, end, onAuthorizationFailed } = fileApi(
       new Response(JSON.stringify({ status: 'error', message: MESSAGES.authorizationFailed }), {
         status: 401,
       }),
     );
     await expect(exportReport(api, query, 'items')).rejects.toBeInstanceOf(ApiError);
-    expect(clear).toHaveBeenCalledOnce();
+    expect(end).toHaveBeenCalledOnce();
     expect(onAuthorizationFailed).toHaveBeenCalledOnce();
   });
 

@@ -2,7 +2,8 @@
  * Reports and history (spec §7 downloadReports.php) and the `/api/v2/` calls beside it: the streamed xlsx
  * exports (design.md §3.5) and the uploaded files the bulk-upload history links to. The JSON call is paged
  * (offset/limit) and read to the end; the two file calls go through `ApiClient.file` (streamed, with the
- * session token as X-API-Key, which a plain link cannot send).
+ * session token as X-API-Key, which a plain link cannot send). The report and its exports carry the
+ * browser's time zone (timeZone.ts): the days asked for are the operator's.
  */
 import {
   bulkHistoryRowSchema,
@@ -26,6 +27,7 @@ import {
   type DownloadedFile,
   type FileCallOptions,
 } from './client';
+import { withTimeZone } from './timeZone';
 
 /** What a file call takes besides its address: the abort signal and the progress callback. */
 export type FileOptions = Omit<FileCallOptions, 'fallbackName'>;
@@ -111,7 +113,7 @@ export function fetchReportPage(
   const schema = pageSchema(kindOf(request.report));
   return api.call('downloadReports', {
     ...options,
-    body: request,
+    body: withTimeZone(request),
     parse: (body) => {
       const refused = refusal(body);
       if (refused) throw refused;
@@ -166,7 +168,10 @@ export async function fetchReport(
 
 // ---- Files: the xlsx exports and the uploaded CSVs (through ApiClient.file) ----
 
-/** The query string of an export: the report's form and which part (its rows, or its executed commands). */
+/**
+ * The query string of an export: the report's form, which part (its rows, or its executed commands) and
+ * the browser's time zone (its days, and the date cells' wall clock).
+ */
 export function exportSearch(query: ReportQuery, part: ExportPart): string {
   const params = new URLSearchParams({
     report: query.report,
@@ -175,6 +180,8 @@ export function exportSearch(query: ReportQuery, part: ExportPart): string {
   });
   if (query.match) params.set('match', query.match);
   params.set('part', part);
+  const { timeZone } = withTimeZone({});
+  if (timeZone) params.set('timeZone', timeZone);
   return params.toString();
 }
 

@@ -1,7 +1,8 @@
 /**
  * The SUPERADMIN's Audit Log (issue 9): search the append-only log by IMEI, user (email), action prefix
- * and From/To dates (UTC days), see the rows newest first in a 380 px virtualised table paged through the
- * server's total, and Export the same search as the server's xlsx, with progress while it streams.
+ * and From/To dates (whole days in the browser's time zone, which the search sends), see the rows newest
+ * first in a 380 px virtualised table paged through the server's total, and Export the same search as the
+ * server's xlsx, with progress while it streams.
  */
 import type { Screen } from '@lendlock/contract';
 import {
@@ -26,6 +27,8 @@ import {
   auditKeys,
   searchAudit,
 } from '../../api/audit';
+import { browserTimeZone } from '../../api/timeZone';
+import { PageTitle } from '../../app/layout/PageTitle';
 import { useServices } from '../../app/services';
 import { textColumns } from '../../components/columns';
 import { downloadProgressText } from '../../components/downloadProgress';
@@ -95,7 +98,7 @@ export default function AuditLogPage({ screen }: { screen: Screen }) {
 
   return (
     <Stack>
-      <Title order={2}>{screen.title}</Title>
+      <PageTitle screen={screen} />
       <Card withBorder>
         <Title order={4} mb="sm">
           {L.formTitle}
@@ -149,7 +152,7 @@ export default function AuditLogPage({ screen }: { screen: Screen }) {
           </Group>
         </form>
         <Text size="xs" c="dimmed" mt="xs">
-          {L.datesInUtc}
+          {L.datesInZone(browserTimeZone() ?? L.serverZone)}
         </Text>
         {formError ? (
           <Text c="red" size="sm" mt="sm" role="alert" data-testid="audit-form-error">

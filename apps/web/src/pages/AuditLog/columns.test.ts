@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { AUDIT_LOG_COLUMNS, auditCells, formatUtcDateTime } from './columns';
+import { formatLocalDateTime } from '../../lib/datetime';
+import { AUDIT_LOG_COLUMNS, auditCells } from './columns';
 
 describe('audit log columns', () => {
   it('are When, Who, What, Target, Address, Result and Details', () => {
@@ -14,7 +15,7 @@ describe('audit log columns', () => {
     ]);
   });
 
-  it('show a row in the column order, the time in UTC and empty cells for nulls', () => {
+  it('show a row in the column order, the time in the browser’s time zone and empty cells for nulls', () => {
     expect(
       auditCells({
         id: 1,
@@ -27,7 +28,7 @@ describe('audit log columns', () => {
         details: '{"keyName":"integrator"}',
       }),
     ).toEqual([
-      '2030-01-02 23:04:05',
+      formatLocalDateTime('2030-01-02T23:04:05.678Z'),
       'root@lendlock.com',
       'key.generate',
       'key:3',
@@ -49,7 +50,25 @@ describe('audit log columns', () => {
     expect([cells[3], cells[4], cells[6]]).toEqual(['', '', '']);
   });
 
-  it('an unreadable time is an empty cell', () => {
-    expect(formatUtcDateTime('not a date')).toBe('');
+  it('shows the time in the browser’s zone: 20:00 UTC is the next morning in Kolkata', () => {
+    const saved = process.env.TZ;
+    try {
+      process.env.TZ = 'Asia/Kolkata';
+      const row = {
+        id: 3,
+        at: '2030-01-02T20:00:00.000Z',
+        actor: 'root@lendlock.com',
+        action: 'login',
+        target: null,
+        address: null,
+        result: 'success',
+        details: null,
+      };
+      expect(auditCells(row)[0]).toBe('2030-01-03 01:30:00');
+      expect(auditCells({ ...row, at: 'not a date' })[0]).toBe('');
+    } finally {
+      if (saved === undefined) delete process.env.TZ;
+      else process.env.TZ = saved;
+    }
   });
 });

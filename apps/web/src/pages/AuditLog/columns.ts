@@ -1,6 +1,7 @@
 /** The audit log table: its columns (headings and widths) and the text of each cell of a row. */
 import type { AuditRow } from '../../api/audit';
 import type { TextColumn } from '../../components/columns';
+import { formatLocalDateTime } from '../../lib/datetime';
 import { AUDIT_LOG_LABELS as L } from './labels';
 
 export const AUDIT_LOG_COLUMNS: readonly TextColumn[] = [
@@ -13,21 +14,13 @@ export const AUDIT_LOG_COLUMNS: readonly TextColumn[] = [
   { title: L.details, width: 420 },
 ];
 
-const pad = (n: number): string => String(n).padStart(2, '0');
-
-/** `YYYY-MM-DD HH:mm:ss` in UTC (the From and To dates are UTC days too); '' when unparseable. */
-export function formatUtcDateTime(iso: string): string {
-  const date = new Date(iso);
-  if (Number.isNaN(date.getTime())) return '';
-  return (
-    `${date.getUTCFullYear()}-${pad(date.getUTCMonth() + 1)}-${pad(date.getUTCDate())} ` +
-    `${pad(date.getUTCHours())}:${pad(date.getUTCMinutes())}:${pad(date.getUTCSeconds())}`
-  );
-}
-
+/**
+ * A row's cells; its time in the browser's time zone, whose days the From and To dates are (the search
+ * sends the zone, api/timeZone.ts), as the server's export writes it.
+ */
 export function auditCells(row: AuditRow): string[] {
   return [
-    formatUtcDateTime(row.at),
+    formatLocalDateTime(row.at),
     row.actor,
     row.action,
     row.target ?? '',

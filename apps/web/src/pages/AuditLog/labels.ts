@@ -7,7 +7,10 @@ export const AUDIT_LOG_LABELS = {
   actionPlaceholder: 'e.g. login, user., key., command.LOCK',
   from: 'From',
   to: 'To',
-  datesInUtc: 'Dates are UTC days; times are shown in UTC.',
+  /** The browser's time zone, whose whole days From and To are and whose times the rows show. */
+  datesInZone: (zone: string) => `From and To are whole days in ${zone}; times are shown in ${zone}.`,
+  /** When the browser cannot tell its zone: the server answers in its REPORT_TIMEZONE. */
+  serverZone: "the server's time zone",
   search: 'Search',
   clear: 'Clear',
   export: 'Export',

@@ -35,6 +35,7 @@ import {
   type ReportQuery,
   reportKeys,
 } from '../../api/reports';
+import { PageTitle } from '../../app/layout/PageTitle';
 import { useServices } from '../../app/services';
 import { downloadProgressText } from '../../components/downloadProgress';
 import { REPORT_LABELS as L } from './labels';
@@ -134,7 +135,7 @@ export default function ReportsPage({ screen }: { screen: Screen }) {
 
   return (
     <Stack>
-      <Title order={2}>{screen.title}</Title>
+      <PageTitle screen={screen} />
       <Tabs value={tab.report} onChange={selectTab}>
         <Tabs.List>
           {REPORT_TABS.map((t) => (

@@ -38,8 +38,9 @@ import { useDownload } from '../../../components/useDownload';
 import { readAuditImei } from '../../../features/audit/openAudit';
 import { searchableImei } from '../../../features/devices/imeiSearch';
 import { AUDIT_LABELS as L } from '../labels';
-import { browserTimeZone, hasPendingCommands, screenTables } from './auditReport';
+import { hasPendingCommands, screenTables } from './auditReport';
 import './auditReport.css';
+import { PageTitle } from '../../../app/layout/PageTitle';
 
 /** How often the report refreshes while a command awaits its device. */
 export const AUDIT_REFRESH_MS = 3000;
@@ -74,9 +75,7 @@ export default function AuditReportPage({ screen }: { screen: Screen }) {
     if (!loaded || !imei) return;
     const fallbackName = auditFileName(auditBrand(loaded), imei);
     try {
-      await file.run(fallbackName, (options) =>
-        exportAuditReport(api, { imei, timeZone: browserTimeZone(), fallbackName }, options),
-      );
+      await file.run(fallbackName, (options) => exportAuditReport(api, { imei, fallbackName }, options));
     } catch (error) {
       window.alert(refusalMessage(error, MESSAGES.reportFailure));
     }
@@ -84,7 +83,7 @@ export default function AuditReportPage({ screen }: { screen: Screen }) {
 
   return (
     <Stack data-print="report">
-      <Title order={2}>{screen.title}</Title>
+      <PageTitle screen={screen} />
       {imei ? <Text fw={500} data-testid="audit-imei">{`${L.imei}: ${imei}`}</Text> : null}
       <Group align="flex-end" data-print="hide">
         <TextInput

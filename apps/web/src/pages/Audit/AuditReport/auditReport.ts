@@ -15,12 +15,3 @@ export function screenTables(audit: Omit<AuditResponse, 'status'>): AuditTable[]
 export function hasPendingCommands(commands: readonly { status: string }[] | undefined): boolean {
   return commands?.some((command) => isPendingStatus(command.status)) ?? false;
 }
-
-/** The browser's time zone (e.g. `Asia/Kolkata`): the downloaded file's date-times read as the screen's. */
-export function browserTimeZone(): string | undefined {
-  try {
-    return Intl.DateTimeFormat().resolvedOptions().timeZone || undefined;
-  } catch {
-    return undefined;
-  }
-}
