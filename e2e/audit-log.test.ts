@@ -38,6 +38,8 @@ const NEW_USER = {
 };
 const KEY_NAME = 'audit-log-e2e';
 const SEARCH_PATH = '/api/v2/audit/search';
+/** Every search carries the browser's time zone, whose days From and To are (e2e/timezones.test.ts). */
+const ZONE_SENT = { timeZone: expect.any(String) };
 const EXPORT_PATH = '/api/v2/audit/export';
 
 let server: RunningServer;
@@ -181,6 +183,18 @@ async function download(page: Page, action: () => Promise<void>): Promise<{ name
   return { name: done.suggestedFilename(), file: (await done.path()) ?? '' };
 }
 
+const pad = (n: number) => String(n).padStart(2, '0');
+
+/** A cell's text: a date cell as the wall clock it shows (`YYYY-MM-DD HH:mm:ss`), else ExcelJS's text. */
+function cellText(cell: ExcelJS.Cell): string {
+  const value = cell.value;
+  if (!(value instanceof Date)) return cell.text;
+  return (
+    `${value.getUTCFullYear()}-${pad(value.getUTCMonth() + 1)}-${pad(value.getUTCDate())} ` +
+    `${pad(value.getUTCHours())}:${pad(value.getUTCMinutes())}:${pad(value.getUTCSeconds())}`
+  );
+}
+
 /** Every row of the first sheet of an xlsx file as cell texts, as wide as the sheet (empty cells ''). */
 async function sheetRows(file: string): Promise<string[][]> {
   const workbook = new ExcelJS.Workbook();
@@ -191,7 +205,7 @@ async function sheetRows(file: string): Promise<string[][]> {
   sheet.eachRow((row) => {
     const cells: string[] = [];
     const width = Math.max(sheet.columnCount, row.cellCount);
-    for (let column = 1; column <= width; column++) cells.push(row.getCell(column).text);
+    for (let column = 1; column <= width; column++) cells.push(cellText(row.getCell(column)));
     rows.push(cells);
   });
   return rows;
@@ -202,7 +216,7 @@ describe('Audit Log search', () => {
     const page = await openAuditLog();
     await fillForm(page, { user: USERS.admin.email });
     const { sent, shownTotal } = await search(page);
-    expect(sent).toEqual({ user: USERS.admin.email, offset: 0, limit: 500 });
+    expect(sent).toEqual({ user: USERS.admin.email, offset: 0, limit: 500, ...ZONE_SENT });
 
     const answer = await serverSearch({ user: USERS.admin.email });
     expect(shownTotal).toBe(answer.total);
@@ -239,7 +253,7 @@ describe('Audit Log search', () => {
     const page = await openAuditLog();
     await fillForm(page, { action: 'key.' });
     const byAction = await search(page);
-    expect(byAction.sent).toEqual({ action: 'key.', offset: 0, limit: 500 });
+    expect(byAction.sent).toEqual({ action: 'key.', offset: 0, limit: 500, ...ZONE_SENT });
     const keys = await serverSearch({ action: 'key.' });
     expect(byAction.shownTotal).toBe(keys.total);
     const keyRows = await renderedRows(page);
@@ -251,7 +265,7 @@ describe('Audit Log search', () => {
 
     await fillForm(page, { imei });
     const byImei = await search(page);
-    expect(byImei.sent).toEqual({ imei, offset: 0, limit: 500 });
+    expect(byImei.sent).toEqual({ imei, offset: 0, limit: 500, ...ZONE_SENT });
     const commands = await serverSearch({ imei });
     expect(byImei.shownTotal).toBe(commands.total);
     const imeiRows = await renderedRows(page);
@@ -266,11 +280,18 @@ describe('Audit Log search', () => {
     expect(imeiRows.some((row) => row[1] === USERS.admin.email)).toBe(true);
   });
 
-  it("From and To filter by UTC day; an end before the start shows 'End date cannot be prior to start date.' and sends nothing", async () => {
+  it("From and To filter by the browser's day (UTC here); an end before the start shows 'End date cannot be prior to start date.' and sends nothing", async () => {
     const page = await openAuditLog();
     await fillForm(page, { user: USERS.admin.email, from: TODAY, to: TODAY });
     const today = await search(page);
-    expect(today.sent).toEqual({ user: USERS.admin.email, from: TODAY, to: TODAY, offset: 0, limit: 500 });
+    expect(today.sent).toEqual({
+      user: USERS.admin.email,
+      from: TODAY,
+      to: TODAY,
+      offset: 0,
+      limit: 500,
+      ...ZONE_SENT,
+    });
     const answer = await serverSearch({ user: USERS.admin.email, from: TODAY, to: TODAY });
     expect(answer.total).toBeGreaterThan(0);
     expect(today.shownTotal).toBe(answer.total);
@@ -388,14 +409,15 @@ describe('Audit Log export', () => {
     const dated = await download(page, () => button(page, L.export).click());
     expect(dated.name).toBe(`audit-${TODAY}-${TODAY}.xlsx`);
     const rows = await sheetRows(dated.file);
-    expect(rows[0]).toEqual(['Id', 'When (UTC)', 'Who', 'What', 'Target', 'Address', 'Result', 'Details']);
+    expect(rows[0]).toEqual(['Id', 'When', 'Who', 'What', 'Target', 'Address', 'Result', 'Details']);
     const answer = await serverSearch({ user: USERS.admin.email, from: TODAY, to: TODAY });
     const byId = (a: string[], b: string[]) => Number(a[0]) - Number(b[0]);
     expect(rows.slice(1).sort(byId)).toEqual(
       answer.items
         .map((row) => [
           String(row.id),
-          row.at,
+          // A date cell holding the time the screen shows (the browser's zone; UTC here, as this process).
+          auditCells(row)[0] ?? '',
           row.actor,
           row.action,
           row.target ?? '',

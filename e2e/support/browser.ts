@@ -38,8 +38,16 @@ export interface ConsolePage {
   close(): Promise<void>;
 }
 
-export async function openConsole(browser: Browser, baseUrl: string): Promise<ConsolePage> {
-  const context = await browser.newContext({ baseURL: baseUrl });
+export async function openConsole(
+  browser: Browser,
+  baseUrl: string,
+  /** The browser's time zone (e.g. `Asia/Kolkata`; the machine's when not given). */
+  options: { timezoneId?: string } = {},
+): Promise<ConsolePage> {
+  const context = await browser.newContext({
+    baseURL: baseUrl,
+    ...(options.timezoneId ? { timezoneId: options.timezoneId } : {}),
+  });
   context.setDefaultTimeout(15_000);
   await context.addInitScript(() => {
     const seen: string[] = [];
