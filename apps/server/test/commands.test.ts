@@ -167,13 +167,13 @@ describe.each(databaseKinds())('single commands on %s', (kind) => {
     expect(await commandCount()).toBe(before);
   });
 
-  it('answers not found for an unknown IMEI and refuses a notification without text', async () => {
+  it('answers not found (no device registered) for an unknown IMEI and refuses a notification without text', async () => {
     const unknown = await call(suite.admin.token, 'locknotification.php', {
       imei: '123456789012345',
       action: 'lock',
     });
     expect(unknown.statusCode).toBe(404);
-    expect(unknown.json().message).toBe('not found');
+    expect(unknown.json().message).toBe(MESSAGES.commandNotRegistered);
     const device = await onlineDevice();
     const bare = await call(suite.admin.token, 'locknotification.php', {
       imei: device.imei,

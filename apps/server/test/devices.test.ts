@@ -233,12 +233,12 @@ describe.each(combos)('devices on %s with the %s broker', (kind, channel) => {
     expect(again.statusCode).toBe(409);
   });
 
-  it('refuses an unknown IMEI with "not found" and a released device with a clear message', async () => {
+  it('refuses an unknown IMEI with "not found" (no device registered) and a released device with a clear message', async () => {
     await expect(
       commands.issue({ imei: '999999999999999', command: 'LOCK', iface: 'S', actor: null }),
     ).rejects.toMatchObject({
       statusCode: 404,
-      message: 'not found',
+      message: MESSAGES.commandNotRegistered,
     });
     const agent = device();
     await agent.register();

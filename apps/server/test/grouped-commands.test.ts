@@ -95,7 +95,7 @@ describe.each(databaseKinds())('single commands arriving together on %s', (kind)
 
     const byImei = (imei: string) => responses.filter((_, i) => requests[i]?.[0] === imei);
     expect(byImei(unknown).map((r) => [r.statusCode, r.json().message])).toEqual([
-      [404, COMMAND_MESSAGES.notFound],
+      [404, COMMAND_MESSAGES.notRegistered],
     ]);
     expect(byImei(released.imei).map((r) => [r.statusCode, r.json().message])).toEqual([
       [409, COMMAND_MESSAGES.released],

@@ -82,12 +82,18 @@ interface WaitingIssue {
   reject(error: unknown): void;
 }
 
-/** A single command's refusal, as its caller hears it. */
-function refusalError(refusal: Refusal | 'busy'): AppError {
+/**
+ * A single command's refusal, as its caller hears it: why, in words. 'not registered' is an unknown IMEI,
+ * or for a retailer's user also another retailer's device: that user hears the plain 'not found' for
+ * both, so the other retailer's device is not revealed; anyone else reaches every device, so saying that
+ * no device is registered with the IMEI reveals nothing. ('single only' cannot happen for a single
+ * command.)
+ */
+function refusalError(refusal: Refusal | 'busy', actor: Principal | null): AppError {
   if (refusal === 'released') return new AppError(409, 'CONFLICT', COMMAND_MESSAGES.released);
   if (refusal === 'de-enrolled') return new AppError(409, 'CONFLICT', COMMAND_MESSAGES.deenrolled);
-  // 'single only' cannot happen for a single command; another retailer's device is 'not found' too.
-  return new AppError(404, 'NOT_FOUND', COMMAND_MESSAGES.notFound);
+  const scoped = Boolean(actor?.retailerPhone);
+  return new AppError(404, 'NOT_FOUND', scoped ? COMMAND_MESSAGES.notFound : COMMAND_MESSAGES.notRegistered);
 }
 
 /** The request `recordCommandSet` takes for a single command. */
@@ -204,7 +210,7 @@ export class CommandService {
       if (outcome.recorded)
         waiting.resolve({ transactionId: outcome.transactionId, imei1: outcome.imei1, status: 'QUEUED' });
       else if (outcome.refusal === 'busy') alone.push(waiting);
-      else waiting.reject(refusalError(outcome.refusal));
+      else waiting.reject(refusalError(outcome.refusal, waiting.request.actor));
     }
     await Promise.all(alone.map((w) => this.issueAlone(w.request).then(w.resolve, w.reject)));
   }
@@ -219,7 +225,7 @@ export class CommandService {
     const [outcome] = await inTransaction(db, (trx) =>
       recordCommandSet(trx, requests, this.recordOptions(ownTransaction)),
     );
-    if (!outcome?.recorded) throw refusalError(outcome?.refusal ?? 'not registered');
+    if (!outcome?.recorded) throw refusalError(outcome?.refusal ?? 'not registered', request.actor);
     if (ownTransaction) {
       this.afterCommit([outcome], requests);
       // A command the server carries out itself (FORMATTEDDEVICE) de-enrolled the device: its credential went.
