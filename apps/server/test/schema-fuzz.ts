@@ -246,6 +246,19 @@ export function hostile(leaf: Leaf, base: string): fc.Arbitrary<Hostile> {
   return fc.oneof(...kinds);
 }
 
+/**
+ * The query and path parameters of `input` that are not strings in the schema (numbers, say): on the wire
+ * they are text all the same, so a GET whose parameters are all numbers is fuzzed through them.
+ */
+export function wireLeaves(input: RouteInput): Leaf[] {
+  const leaves: Leaf[] = [];
+  for (const part of ['query', 'params'] as const)
+    for (const [name, child] of Object.entries(input[part]?.properties ?? {}))
+      if (child.enum === undefined && child.const === undefined)
+        leaves.push({ part, path: [name], schema: { type: 'string' } });
+  return leaves;
+}
+
 /** A request of `input` valid but for one hostile string in one field (or in an extra body field). */
 export function hostileRequest(input: RouteInput): fc.Arbitrary<{
   leaf: Leaf;
@@ -256,7 +269,7 @@ export function hostileRequest(input: RouteInput): fc.Arbitrary<{
   // A route without string fields still gets one: an extra field, which the text guard sees too.
   // (No length limit on it: an over-long one makes the body too large.)
   const extra: Leaf = { part: 'body', path: ['note'], schema: { type: 'string' } };
-  const candidates = leaves.length > 0 ? leaves : input.method === 'GET' ? [] : [extra];
+  const candidates = leaves.length > 0 ? leaves : input.method === 'GET' ? wireLeaves(input) : [extra];
   if (candidates.length === 0) throw new Error(`${input.key} has no input to fuzz`);
   const parts = fc.record({
     body: input.body ? valid(input.body) : fc.constant(undefined),

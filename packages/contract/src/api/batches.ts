@@ -64,7 +64,27 @@ export const batchResultSchema = z.object({
   notification: z.string().nullable(),
 });
 export type BatchResult = z.infer<typeof batchResultSchema>;
-export const batchResultsRequestSchema = z.object({
+/**
+ * Why a batch row is 'not found' (its `note`): no device the batch's owner reaches has the IMEI (unknown,
+ * or another retailer's: the same words, so existence is not leaked), the device was released, or it was
+ * de-enrolled (formatted). README deviation 9.
+ */
+export const BATCH_NOT_FOUND_REASONS = ['not registered', 'released', 'de-enrolled'] as const;
+export type BatchNotFoundReason = (typeof BATCH_NOT_FOUND_REASONS)[number];
+/** Which rows of a batch's results: all, the found ones, or the not found ones (of one `reason`). */
+export const BATCH_RESULT_FILTERS = ['all', 'found', 'notFound'] as const;
+export type BatchResultFilter = (typeof BATCH_RESULT_FILTERS)[number];
+export const batchResultFilterSchema = z.enum(BATCH_RESULT_FILTERS);
+
+/** The rows a results page or download holds: `reason` narrows `notFound` (and implies it). */
+export const batchResultSelectionSchema = z.object({
+  filter: batchResultFilterSchema.default('all'),
+  reason: z.enum(BATCH_NOT_FOUND_REASONS).optional(),
+});
+export type BatchResultSelection = z.infer<typeof batchResultSelectionSchema>;
+
+/** Keyset paging: the rows after S.No. `offset` (the last S.No. of the previous page), in S.No. order. */
+export const batchResultsRequestSchema = batchResultSelectionSchema.extend({
   batchId: z.coerce.number().int().positive(),
   offset: z.coerce.number().int().min(0).default(0),
   limit: z.coerce.number().int().min(1).max(100_000).default(10_000),
@@ -72,6 +92,7 @@ export const batchResultsRequestSchema = z.object({
 export const batchResultsResponseSchema = z.object({
   status: z.literal('success'),
   items: z.array(batchResultSchema),
+  /** The rows of the selection: the batch's valid rows (all), its found or not found count, or the reason's. */
   total: z.number().int(),
 });
 

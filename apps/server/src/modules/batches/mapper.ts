@@ -1,4 +1,4 @@
-import type { BatchProgress, BatchResult } from '@lendlock/contract';
+import type { BatchListItem, BatchProgress, BatchResult } from '@lendlock/contract';
 import type { BatchItemRow, BatchRow } from '../../db/types';
 import { batchPhase } from './service';
 
@@ -44,4 +44,9 @@ export function toBatchResult(item: BatchItemRow): BatchResult {
     header: item.header,
     notification: item.message,
   };
+}
+
+/** A batch as the Batches screen lists it: its progress, its owner's email and its interface. */
+export function toBatchListItem(batch: BatchRow, now = Date.now()): BatchListItem {
+  return { ...toBatchProgress(batch, now), owner: batch.user_label, interface: batch.interface };
 }

@@ -42,20 +42,87 @@ export async function findCurrentBatch(
     .executeTakeFirst();
 }
 
-/** Up to `limit` processed rows after S.No. `offset`, in S.No. order. */
+/** Which processed rows: a result ('found' or 'not found'), and for 'not found' one reason (`note`). */
+export interface ItemSelection {
+  result?: 'found' | 'not found';
+  note?: string;
+}
+
+/**
+ * Up to `limit` processed rows after S.No. `offset` (keyset), in S.No. order, of the selection. The
+ * primary key (batch_id, seq) serves all rows and the found ones; the partial indexes of migration 0024
+ * serve the not found ones, of any reason or of one, so a first page never reads the whole batch.
+ */
 export async function listBatchItems(
   db: Db,
   batchId: number,
   offset: number,
   limit: number,
+  selection: ItemSelection = {},
 ): Promise<BatchItemRow[]> {
   return db
     .selectFrom('batch_items')
     .selectAll()
     .where('batch_id', '=', batchId)
+    .$if(selection.result !== undefined, (q) => q.where('result', '=', selection.result ?? null))
+    .$if(selection.note !== undefined, (q) => q.where('note', '=', selection.note ?? null))
     .where('seq', '>', offset)
     .orderBy('seq')
     .limit(limit)
+    .execute();
+}
+
+/** How many processed rows of the batch the selection holds. */
+export async function countBatchItems(db: Db, batchId: number, selection: ItemSelection): Promise<number> {
+  const row = await db
+    .selectFrom('batch_items')
+    .select(sql<number>`count(*)::int`.as('n'))
+    .where('batch_id', '=', batchId)
+    .$if(selection.result !== undefined, (q) => q.where('result', '=', selection.result ?? null))
+    .$if(selection.note !== undefined, (q) => q.where('note', '=', selection.note ?? null))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/**
+ * Who may see which batches (authz/authority.ts, `mayControlBatchOf` and `mayUseCommand`, turned into a
+ * query by the batch service): the reader's own, and those of owners of the given levels ('system' for a
+ * batch without a user; a user whose level is unknown counts as SUPERADMIN, as `issuerLevel` says), of
+ * the given raw commands only.
+ */
+export interface BatchVisibility {
+  userId: number;
+  ownerLevels: readonly string[];
+  commands: readonly string[];
+}
+
+/** A page of the visible batches with an id below `before`, newest first, each with its owner's level. */
+export async function listVisibleBatches(
+  db: Db,
+  visibility: BatchVisibility,
+  page: { before?: number | undefined; limit: number; feature?: string | undefined },
+): Promise<BatchWithOwner[]> {
+  if (visibility.commands.length === 0) return [];
+  const ownerLevel = sql<string>`CASE WHEN batches.user_id IS NULL THEN 'system'
+    ELSE coalesce(users.userlevel, 'SUPERADMIN') END`;
+  return db
+    .selectFrom('batches')
+    .leftJoin('users', 'users.id', 'batches.user_id')
+    .selectAll('batches')
+    .select('users.userlevel as owner_level')
+    .where('batches.command', 'in', [...visibility.commands])
+    .where((eb) =>
+      visibility.ownerLevels.length === 0
+        ? eb('batches.user_id', '=', visibility.userId)
+        : eb.or([
+            eb('batches.user_id', '=', visibility.userId),
+            eb(ownerLevel, 'in', [...visibility.ownerLevels]),
+          ]),
+    )
+    .$if(page.before !== undefined, (q) => q.where('batches.id', '<', page.before ?? 0))
+    .$if(page.feature !== undefined, (q) => q.where('batches.feature', '=', page.feature ?? ''))
+    .orderBy('batches.id', 'desc')
+    .limit(page.limit)
     .execute();
 }
 

@@ -1,5 +1,9 @@
 import {
+  batchExportQuerySchema,
   batchIdRequestSchema,
+  batchKindOf,
+  batchListRequestSchema,
+  batchListResponseSchema,
   batchProgressResponseSchema,
   batchResultsRequestSchema,
   batchResultsResponseSchema,
@@ -16,6 +20,7 @@ import {
   imeiDetailsResponseSchema,
   MESSAGES,
   REPORT_TRUNCATION,
+  resultsFileName,
   type ScreenName,
   screensOfCommand,
   statusMessageSchema,
@@ -30,7 +35,8 @@ import type { AppContext } from '../../app';
 import { hasPermission, type Principal, requirePrincipal } from '../../plugins/auth';
 import { AppError, badRequest, forbidden } from '../../plugins/errors';
 import { appendAudit } from '../audit/repository';
-import { toBatchProgress, toBatchResult } from './mapper';
+import { attachment } from '../reports/export';
+import { toBatchListItem, toBatchProgress, toBatchResult } from './mapper';
 import {
   findClientBatch,
   findCurrentBatch,
@@ -38,6 +44,7 @@ import {
   listBatchItems,
   updateClientBatch,
 } from './repository';
+import { itemSelection, resultsCsvStream, selectionTotal } from './results';
 import type { BatchRowInput } from './service';
 import { type ReceivedUpload, readStored, receiveUpload, UPLOAD_MESSAGES } from './upload';
 
@@ -213,13 +220,58 @@ export function batchRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       },
     );
 
+    // A page of a batch's results after S.No. `offset`: all, found, not found, or not found for a reason.
     app.post(
       '/api/v2/batch/results',
       { schema: { body: batchResultsRequestSchema, response: { 200: batchResultsResponseSchema } } },
       async (request) => {
-        const batch = await ownBatch(request, request.body.batchId);
-        const items = await listBatchItems(ctx.db, Number(batch.id), request.body.offset, request.body.limit);
-        return { status: 'success' as const, items: items.map(toBatchResult), total: batch.valid };
+        const { body } = request;
+        const batch = await ownBatch(request, body.batchId);
+        const selection = itemSelection(body);
+        const [items, total] = await Promise.all([
+          listBatchItems(ctx.db, Number(batch.id), body.offset, body.limit, selection),
+          selectionTotal(ctx.db, batch, selection),
+        ]);
+        return { status: 'success' as const, items: items.map(toBatchResult), total };
+      },
+    );
+
+    // ---- The Batches screen (issue 17.3) ----
+    // Every batch the caller may read (the rule of batches.authorised, as a query), newest first.
+    app.post(
+      '/api/v2/batches',
+      { schema: { body: batchListRequestSchema, response: { 200: batchListResponseSchema } } },
+      async (request) => {
+        const { items, next } = await batches.list(requirePrincipal(request), request.body);
+        return { status: 'success' as const, items: items.map((batch) => toBatchListItem(batch)), next };
+      },
+    );
+
+    // A batch's results (the selection) as the batch screen's CSV, streamed; the download is audited.
+    app.get(
+      '/api/v2/batch/export',
+      { schema: { querystring: batchExportQuerySchema } },
+      async (request, reply) => {
+        const { query } = request;
+        const principal = requirePrincipal(request);
+        const batch = await ownBatch(request, query.batchId);
+        const selection = itemSelection(query);
+        const total = await selectionTotal(ctx.db, batch, selection);
+        const kind = batchKindOf(batch.command);
+        await appendAudit(ctx.db, {
+          actor: principal,
+          action: 'batch.export',
+          target: `batch:${batch.id}`,
+          address: request.ip,
+          result: 'success',
+          details: { filter: query.filter, reason: query.reason ?? null, rows: total },
+        });
+        return reply
+          .header('content-type', 'text/csv; charset=utf-8')
+          .header('content-disposition', attachment(resultsFileName(kind, batch.file_name)))
+          .header('x-total-rows', String(total))
+          .header('cache-control', 'no-store')
+          .send(resultsCsvStream(ctx.db, Number(batch.id), kind, selection));
       },
     );
 

@@ -10,10 +10,16 @@
 
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { type CommandInterface, type CommandOptions, MESSAGES, type RawCommand } from '@lendlock/contract';
+import {
+  type CommandInterface,
+  type CommandOptions,
+  MESSAGES,
+  RAW_COMMANDS,
+  type RawCommand,
+} from '@lendlock/contract';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely, Transaction } from 'kysely';
-import { issuerLevel, mayControlBatchOf, mayUseCommand } from '../../authz/authority';
+import { type IssuerLevel, issuerLevel, mayControlBatchOf, mayUseCommand } from '../../authz/authority';
 import { inTransaction } from '../../db/transaction';
 import type { BatchRow, DB } from '../../db/types';
 import type { Principal } from '../../plugins/auth';
@@ -32,6 +38,7 @@ import {
   insertBatch,
   insertChunkRows,
   leaseNextBatch,
+  listVisibleBatches,
   lockStanding,
   pauseBatch,
   pauseBatchesWhere,
@@ -114,6 +121,22 @@ function batchRefusal(actor: Principal, batch: BatchWithOwner): AppError | null 
   if (!mayControlBatchOf(actor, { userId: batch.user_id, level: ownerLevel(batch) }))
     return forbidden(BATCH_AUTHORITY_MESSAGES.notYours);
   return null;
+}
+
+/** Every level a batch's owner may have ('system': a batch started by no user). */
+const OWNER_LEVELS: readonly IssuerLevel[] = ['USER', 'ADMIN', 'SUPERADMIN', 'system'];
+
+/**
+ * The batches `actor` may read, as a query (BatchService.list): their own, and those of owners of the
+ * levels `mayControlBatchOf` lets them read (asked level by level of an owner who is someone else), of
+ * the raw commands whose screen they may use (`mayUseCommand`).
+ */
+function visibilityOf(actor: Principal) {
+  return {
+    userId: actor.userId,
+    ownerLevels: OWNER_LEVELS.filter((level) => mayControlBatchOf(actor, { userId: null, level })),
+    commands: RAW_COMMANDS.filter((raw) => mayUseCommand(actor, raw)),
+  };
 }
 
 /**
@@ -270,6 +293,27 @@ export class BatchService {
     const refusal = batchRefusal(actor, batch);
     if (refusal) throw refusal;
     return batch;
+  }
+
+  /**
+   * A page of the batches `actor` may read (the Batches screen), newest first: those with an id below
+   * `before`, of one feature with `statusOf`. Each row is checked again with the rule itself
+   * (`batchRefusal`), so the query can only ever show less. `next` is the `before` of the next page.
+   */
+  async list(
+    actor: Principal,
+    page: { before?: number | undefined; limit: number; statusOf?: string | undefined },
+  ): Promise<{ items: BatchWithOwner[]; next: number | null }> {
+    const rows = await listVisibleBatches(this.options.db, visibilityOf(actor), {
+      before: page.before,
+      limit: page.limit,
+      feature: page.statusOf,
+    });
+    const last = rows.at(-1);
+    return {
+      items: rows.filter((batch) => batchRefusal(actor, batch) === null),
+      next: rows.length === page.limit && last ? Number(last.id) : null,
+    };
   }
 
   /**
