@@ -201,7 +201,9 @@ describe('an IMEI batch', () => {
     expect(await summary(outcome)).toEqual({ total: 7, valid: 7, invalid: 0, found: 4, notFound: 3 });
 
     const validate = (imei: string) => (unknown.includes(imei) ? 'not found' : 'found');
-    const expected = imeis.map((imei, i) => [String(i + 1), imei, validate(imei)]);
+    // Issue 17.2: a not found row says why beside it (no device is registered with an unknown IMEI).
+    const reason = (imei: string) => (unknown.includes(imei) ? 'not registered' : '');
+    const expected = imeis.map((imei, i) => [String(i + 1), imei, validate(imei), reason(imei)]);
     const table = outcome.getByTestId('batch-results');
     await table.locator('tbody tr[data-index]').first().waitFor();
     expect(await renderedRows(table)).toEqual(expected);
@@ -209,6 +211,7 @@ describe('an IMEI batch', () => {
       BATCH_LABELS.sno,
       BATCH_LABELS.imei,
       BATCH_LABELS.status,
+      BATCH_LABELS.reason,
     ]);
 
     const file = await downloadOf(page, () => button(outcome, BATCH_LABELS.downloadCsv).click());
@@ -345,6 +348,7 @@ describe('a Notify batch', () => {
         generated[i]?.header,
         generated[i]?.message,
         i === 0 ? 'Yes' : 'No',
+        i === 0 ? '' : 'not registered',
       ]),
     ]);
     await waitUntil('the reminder to reach the device', () =>
@@ -547,7 +551,12 @@ describe('the resume card', () => {
     expect(file.name).toBe('wallpapers_processed.csv');
     expect(await csvRows(file.text)).toEqual([
       [...IMEI_RESULTS_COLUMNS],
-      ...processed.map((r) => [String(r.sno), r.imei, String(r.validate)]),
+      ...processed.map((r) => [
+        String(r.sno),
+        r.imei,
+        String(r.validate),
+        r.validate === 'not found' ? String(r.note) : '',
+      ]),
     ]);
     const outcome = scope.getByTestId('batch-outcome');
     await outcome.waitFor({ timeout: 60_000 });
@@ -591,25 +600,37 @@ describe('at scale', () => {
     const progress = await api.progress(batchId);
     expect(progress).toMatchObject({ phase: 'complete', processed: 100_000, found: 4, notFound: 99_996 });
 
-    // Only the rows in view are in the page; scrolling to the end shows the last one.
+    // Only the rows in view are in the page, and only the pages scrolled to were read (issue 17.3):
+    // scrolling to the end of the rows read reads the next page.
     const first = await renderedRows(table);
-    expect(first[0]).toEqual(['1', part[0]?.imei, 'found']);
+    expect(first[0]).toEqual(['1', part[0]?.imei, 'found', '']);
     expect(first.length).toBeLessThan(100);
     expect(await heightOf(table)).toBeLessThanOrEqual(350);
+    const count = outcome.getByTestId('results-count');
+    await expect(count.textContent()).resolves.toBe(BATCH_LABELS.shownOf(1_000, 100_000));
     await table.evaluate((element) => {
       element.scrollTop = element.scrollHeight;
     });
-    await table.getByRole('cell', { name: '100000', exact: true }).waitFor();
+    await table.getByRole('cell', { name: '1000', exact: true }).waitFor();
+    await eventually(
+      async () => (await count.textContent()) === BATCH_LABELS.shownOf(2_000, 100_000),
+      'the next page of results',
+    );
+    await table.evaluate((element) => {
+      element.scrollTop = element.scrollHeight;
+    });
+    await table.getByRole('cell', { name: '2000', exact: true }).waitFor();
     const last = await renderedRows(table);
-    expect(last.at(-1)).toEqual(['100000', part[3]?.imei, 'found']);
+    expect(last.at(-1)?.slice(2)).toEqual(['not found', 'not registered']);
     expect(last.length).toBeLessThan(100);
 
     const file = await downloadOf(page, () => button(outcome, BATCH_LABELS.downloadCsv).click());
     expect(file.name).toBe(IMEI_RESULTS_FILE_NAME);
     const lines = file.text.trimEnd().split('\r\n');
     expect(lines).toHaveLength(100_001);
-    expect(lines[25_001]).toBe(`25001,${part[1]?.imei},found`);
-    expect(lines[2]).toBe(`2,${imeis[1]},not found`);
+    expect(lines[25_001]).toBe(`25001,${part[1]?.imei},found,`);
+    expect(lines[2]).toBe(`2,${imeis[1]},not found,not registered`);
+    expect(lines[100_000]).toBe(`100000,${part[3]?.imei},found,`);
   }, 240_000);
 
   // How fast the file is validated, and that the page keeps painting meanwhile, is measured by

@@ -27,7 +27,7 @@ function clientWith(answer: (path: string, body: unknown) => { status?: number; 
       seal: async (value) => ({ payload: JSON.stringify(value), transactionId: '00' }),
       open: async (envelope) => JSON.parse((envelope as { payload: string }).payload),
     },
-    sessions: { get: () => ({ token: 'token-1' }) as Session, clear: () => undefined },
+    sessions: { get: () => ({ token: 'token-1' }) as Session, end: () => undefined },
     onAuthorizationFailed: () => undefined,
     fetch: async (input, init) => {
       const path = new URL(String(input), 'http://console.test').pathname;

@@ -1,12 +1,18 @@
 /**
  * Batch calls (design.md §3.3: batches run on the server): the multipart bulk upload of a command
  * (spec §7, answered in plain JSON), and the `/api/v2/batch/…` calls that follow a batch: its progress,
- * the user's incomplete batch of a feature (the resume card), its per-IMEI results, pause, resume
- * (Process) and cancel (New Batch). Query keys name every parameter a fetch uses.
+ * the user's incomplete batch of a feature (the resume card), its per-IMEI results (a selection, in pages),
+ * their CSV streamed by the server, pause, resume (Process) and cancel (New Batch); and the batches the
+ * user may see (`/api/v2/batches`, the Batches screen). Query keys name every parameter a fetch uses.
  */
 import {
+  type BatchListItem,
+  type BatchListRequest,
+  type BatchNotFoundReason,
   type BatchProgress,
   type BatchResult,
+  type BatchResultFilter,
+  batchListResponseSchema,
   batchProgressResponseSchema,
   batchResultsResponseSchema,
   bulkUploadResponseSchema,
@@ -14,7 +20,14 @@ import {
   MESSAGES,
 } from '@lendlock/contract';
 import type { z } from 'zod';
-import { type ApiCallOptions, type ApiClient, ApiError } from './client';
+import {
+  type ApiCallOptions,
+  type ApiClient,
+  ApiError,
+  type DownloadedFile,
+  type FileCallOptions,
+} from './client';
+import type { UploadProgress } from './xhrFetch';
 
 export type BulkUploadResponse = z.infer<typeof bulkUploadResponseSchema>;
 
@@ -24,11 +37,24 @@ const v2 = (name: string) => `v2/batch/${name}`;
 /** Rows per `batch/results` call when the console reads a whole batch. */
 export const RESULTS_PAGE_SIZE = 20_000;
 
+/** Which rows of a batch's results: all, found, not found, or not found for one reason. */
+export interface ResultSelection {
+  filter: BatchResultFilter;
+  reason?: BatchNotFoundReason | undefined;
+}
+
 export const batchKeys = {
   all: ['batches'] as const,
   current: (statusOf: string) => [...batchKeys.all, 'current', { statusOf }] as const,
   progress: (batchId: number) => [...batchKeys.all, 'progress', { batchId }] as const,
-  results: (batchId: number) => [...batchKeys.all, 'results', { batchId }] as const,
+  /** The pages of one selection of a batch's results. */
+  resultPages: (batchId: number, selection: ResultSelection) =>
+    [
+      ...batchKeys.all,
+      'resultPages',
+      { batchId, filter: selection.filter, reason: selection.reason ?? null },
+    ] as const,
+  list: (statusOf: string | null) => [...batchKeys.all, 'list', { statusOf }] as const,
 };
 
 type Signal = Pick<ApiCallOptions<unknown>, 'signal'>;
@@ -41,6 +67,8 @@ export interface BulkUpload {
   user: string;
   /** bulkGreyCopy: level1 | level2; the credit scripts: default. */
   level?: string;
+  /** Reports the bytes sent as the file uploads (issue 17.10). */
+  onProgress?: (progress: UploadProgress) => void;
 }
 
 /** Uploads a batch CSV as multipart `file`, `user` (and `level`); the server validates it again. */
@@ -52,6 +80,7 @@ export function uploadBatch(api: ApiClient, upload: BulkUpload): Promise<BulkUpl
   return api.call(upload.script.replace(/\.php$/, ''), {
     body: form,
     parse: (b) => bulkUploadResponseSchema.parse(b),
+    onUploadProgress: upload.onProgress,
   });
 }
 
@@ -84,17 +113,48 @@ export function fetchCurrentBatch(
     .then((reply) => reply.batch);
 }
 
-/** Up to `limit` results after S.No. `offset`, in S.No. order. */
+/**
+ * Up to `limit` results after S.No. `offset`, in S.No. order, of the selection (all rows by default);
+ * `total` is how many rows the selection holds.
+ */
 export function fetchBatchResults(
   api: ApiClient,
-  request: { batchId: number; offset: number; limit: number },
+  request: { batchId: number; offset: number; limit: number } & Partial<ResultSelection>,
   options: Signal = {},
 ): Promise<{ items: BatchResult[]; total: number }> {
+  const { reason, ...rest } = request;
   return api.call(v2('results'), {
     ...options,
-    body: request,
+    body: reason === undefined ? rest : { ...rest, reason },
     parse: (b) => batchResultsResponseSchema.parse(b),
   });
+}
+
+/** A page of the batches the user may see, newest first (`next`: the `before` of the page after it). */
+export function fetchBatchList(
+  api: ApiClient,
+  request: BatchListRequest,
+  options: Signal = {},
+): Promise<{ items: BatchListItem[]; next: number | null }> {
+  return api.call('v2/batches', {
+    ...options,
+    body: request,
+    parse: (b) => batchListResponseSchema.parse(b),
+  });
+}
+
+/**
+ * A batch's results (the selection) as the CSV the server streams (`GET /api/v2/batch/export`), saved
+ * under the server's name: imei_data.csv, or the Notify results named after the uploaded file.
+ */
+export function exportBatchResults(
+  api: ApiClient,
+  request: { batchId: number; fallbackName: string } & ResultSelection,
+  options: Omit<FileCallOptions, 'fallbackName'> = {},
+): Promise<DownloadedFile> {
+  const search = new URLSearchParams({ batchId: String(request.batchId), filter: request.filter });
+  if (request.reason) search.set('reason', request.reason);
+  return api.file(`${v2('export')}?${search}`, { ...options, fallbackName: request.fallbackName });
 }
 
 /** Every result of a batch, read in pages of RESULTS_PAGE_SIZE by the last S.No. seen, up to its total. */

@@ -8,7 +8,7 @@
  */
 import { Table } from '@mantine/core';
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useRef } from 'react';
+import { useEffect, useRef } from 'react';
 import type { VirtualColumn } from './columns';
 import './virtualTable.css';
 
@@ -23,6 +23,7 @@ export function VirtualTable<T>({
   rowKey,
   testId,
   label,
+  onEndReached,
 }: {
   rows: readonly T[];
   columns: readonly VirtualColumn<T>[];
@@ -33,6 +34,8 @@ export function VirtualTable<T>({
   testId?: string;
   /** Accessible name of the scrolling area. */
   label?: string;
+  /** Called when the rows in the page reach the last row (a paged table loads its next page). */
+  onEndReached?: (() => void) | undefined;
 }) {
   const scrollRef = useRef<HTMLElement>(null);
   const virtualizer = useVirtualizer({
@@ -45,6 +48,10 @@ export function VirtualTable<T>({
     getItemKey: (index) => (rowKey ? rowKey(rows[index] as T, index) : index),
   });
   const items = virtualizer.getVirtualItems();
+  const lastInPage = items.at(-1)?.index ?? -1;
+  useEffect(() => {
+    if (onEndReached && rows.length > 0 && lastInPage >= rows.length - 1) onEndReached();
+  }, [onEndReached, lastInPage, rows.length]);
   const before = items[0]?.start ?? 0;
   const after = Math.max(0, virtualizer.getTotalSize() - (items.at(-1)?.end ?? 0));
   const fixed = columns.every((column) => column.width !== undefined);
@@ -57,6 +64,8 @@ export function VirtualTable<T>({
       style={{ maxHeight: height }}
       data-testid={testId}
       aria-label={label}
+      // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must be reachable to be scrolled by keyboard (WCAG 2.1.1; axe scrollable-region-focusable)
+      tabIndex={0}
     >
       <Table
         className="virtual-table"

@@ -3,10 +3,10 @@
  * beside the file, what the panel shows for a batch's phase, what the resume card offers and whether a
  * stopped batch can be resumed, and the progress figures.
  */
-import type { BatchProgress, BatchResult, CommandDefinition } from '@lendlock/contract';
+import type { BatchKind, BatchProgress, BatchResult, CommandDefinition } from '@lendlock/contract';
 
-/** Notify batches take the Notify CSV; every other command the IMEI CSV. */
-export type BatchKind = 'imei' | 'notify';
+/** Notify batches take the Notify CSV; every other command the IMEI CSV (the contract's `batchKindOf`). */
+export type { BatchKind } from '@lendlock/contract';
 
 export const batchKind = (definition: Pick<CommandDefinition, 'input'>): BatchKind =>
   definition.input === 'notify' ? 'notify' : 'imei';

@@ -1,15 +1,21 @@
-/** The columns of the results table (spec §2: S.No., IMEI, Status) and of the Notify File Preview. */
-import type { BatchResult, NotifyRow } from '@lendlock/contract';
+/**
+ * The columns of the results table (spec §2: S.No., IMEI, Status, and the Reason of a not found row:
+ * issue 17.2) and of the Notify File Preview.
+ */
+import { type BatchResult, type NotifyRow, resultReason } from '@lendlock/contract';
 import type { VirtualColumn } from '../../components/columns';
 import type { BatchKind } from './batchRules';
 import { BATCH_LABELS } from './labels';
 
 const status = (r: BatchResult) => r.validate ?? BATCH_LABELS.notProcessed;
 
+const reason: VirtualColumn<BatchResult> = { header: BATCH_LABELS.reason, cell: resultReason };
+
 const IMEI_RESULT_COLUMNS: VirtualColumn<BatchResult>[] = [
   { header: BATCH_LABELS.sno, cell: (r) => r.sno },
   { header: BATCH_LABELS.imei, cell: (r) => r.imei },
   { header: BATCH_LABELS.status, cell: status },
+  reason,
 ];
 
 const NOTIFY_RESULT_COLUMNS: VirtualColumn<BatchResult>[] = [
@@ -20,6 +26,7 @@ const NOTIFY_RESULT_COLUMNS: VirtualColumn<BatchResult>[] = [
   { header: BATCH_LABELS.date, cell: (r) => r.date },
   { header: BATCH_LABELS.template, cell: (r) => r.template },
   { header: BATCH_LABELS.status, cell: status },
+  reason,
 ];
 
 export const resultColumns = (kind: BatchKind) =>

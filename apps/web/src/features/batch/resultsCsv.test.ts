@@ -51,20 +51,24 @@ describe('file names', () => {
 });
 
 describe('results CSV', () => {
-  it('imei_data.csv has S.No., IMEI, Status (found / not found) per row', async () => {
+  it('imei_data.csv has S.No., IMEI, Status (found / not found) and the Reason of a not found row', async () => {
     const text = await resultsCsv('imei', [
       result(1, '356938035643809', 'found'),
-      result(2, '100000000000001', 'not found'),
+      result(2, '100000000000001', 'not found', { note: 'not registered' }),
+      result(3, '356938035643817', 'not found', { note: 'released' }),
+      result(4, '356938035643825', 'not found', { note: 'de-enrolled' }),
     ]);
-    expect(text.split('\r\n')[0]).toBe('S.No.,IMEI,Status');
+    expect(text.split('\r\n')[0]).toBe('S.No.,IMEI,Status,Reason');
     expect(await rowsOf(text)).toEqual([
       [...IMEI_RESULTS_COLUMNS],
-      ['1', '356938035643809', 'found'],
-      ['2', '100000000000001', 'not found'],
+      ['1', '356938035643809', 'found', ''],
+      ['2', '100000000000001', 'not found', 'not registered'],
+      ['3', '356938035643817', 'not found', 'released'],
+      ['4', '356938035643825', 'not found', 'de-enrolled'],
     ]);
   });
 
-  it('the Notify CSV carries name, amount, date, template, header, notification and Device Available', async () => {
+  it('the Notify CSV carries name, amount, date, template, header, notification, Device Available and Reason', async () => {
     const text = await resultsCsv('notify', [
       result(1, '356938035643809', 'found', {
         name: 'Asha, Verma',
@@ -74,7 +78,7 @@ describe('results CSV', () => {
         header: 'Payment Reminder',
         notification: 'Dear Asha, your EMI of ₹1,499.50 is due on 05/01/2030.',
       }),
-      result(2, '100000000000001', 'not found', { name: 'Ravi', template: 'Due' }),
+      result(2, '100000000000001', 'not found', { name: 'Ravi', template: 'Due', note: 'released' }),
     ]);
     expect(await rowsOf(text)).toEqual([
       [...NOTIFY_RESULTS_COLUMNS],
@@ -88,8 +92,9 @@ describe('results CSV', () => {
         'Payment Reminder',
         'Dear Asha, your EMI of ₹1,499.50 is due on 05/01/2030.',
         'Yes',
+        '',
       ],
-      ['2', 'Ravi', '100000000000001', '', '', 'Due', '', '', 'No'],
+      ['2', 'Ravi', '100000000000001', '', '', 'Due', '', '', 'No', 'released'],
     ]);
   });
 

@@ -104,7 +104,9 @@ describe('Process on the resume card', () => {
     const { api, calls } = fakeApi(progress({ processed: 2, lastimei: results[1]?.imei ?? '' }), results);
     await processStoppedBatch(api, 3, { processedDownload: true });
     expect(downloadText).toHaveBeenCalledWith(
-      ['S.No.,IMEI,Status', `1,${results[0]?.imei},found`, `2,${results[1]?.imei},not found`].join('\r\n'),
+      ['S.No.,IMEI,Status,Reason', `1,${results[0]?.imei},found,`, `2,${results[1]?.imei},not found,`].join(
+        '\r\n',
+      ),
       'wallpapers_processed.csv',
     );
     expect(calls.at(-1)).toBe('v2/batch/resume');
