@@ -61,6 +61,10 @@ export const DEVICE_LABELS = {
   confirmReject: (imei: string) => `Reject this registration request for ${imei}?`,
   // Last Command Reports
   uploadImeis: 'Upload a CSV of IMEIs',
+  // The uploaded IMEIs no device has (Device Details batch, Last Command Reports; issue 17.2)
+  notFoundTitle: (count: number) =>
+    `Not found: ${count.toLocaleString('en-US')} ${count === 1 ? 'IMEI' : 'IMEIs'}`,
+  notFoundReason: 'Reason',
 } as const;
 
 /** Labels of the device state settings (design.md §4 state model). */
