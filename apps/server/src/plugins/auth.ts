@@ -14,6 +14,7 @@ import type { Kysely } from 'kysely';
 import { type Access, policyKey, ROUTE_POLICIES } from '../authz/policies';
 import type { DB } from '../db/types';
 import { findPrincipalByKey, findPrincipalBySession } from '../modules/auth/repository';
+import { sessionEndReason } from '../modules/auth/sessionEnd';
 import { touchKey } from '../modules/keys/repository';
 import { hasConfirmedMfa } from '../modules/mfa/repository';
 import { AUTHORIZATION_FAILED } from './envelope';
@@ -95,7 +96,9 @@ export function registerAuth(
     const token = Array.isArray(header) ? header[0] : header;
     const principal = token ? await authenticate(db, token) : null;
     if (!principal || !access.credentials.includes(principal.credential)) {
-      throw new AppError(401, 'UNAUTHENTICATED', AUTHORIZATION_FAILED);
+      // A console session that stopped working says why (issue 17.5), so the console can tell its user.
+      const reason = !principal && token && isTokenShaped(token) ? await sessionEndReason(db, token) : null;
+      throw new AppError(401, 'UNAUTHENTICATED', AUTHORIZATION_FAILED, {}, reason ? { reason } : {});
     }
     // A session that signed in with its password only and must set up two-factor authentication: it can
     // set it up and sign out, nothing else. Checked on every request, so a reset or a level now requiring
@@ -115,8 +118,10 @@ export function registerAuth(
   });
 }
 
+const isTokenShaped = (token: string) => token.length >= 16 && token.length <= 256;
+
 async function authenticate(db: Kysely<DB>, token: string): Promise<Principal | null> {
-  if (token.length < 16 || token.length > 256) return null;
+  if (!isTokenShaped(token)) return null;
   return (await findPrincipalBySession(db, token)) ?? (await findPrincipalByKey(db, token));
 }
 

@@ -25,8 +25,9 @@ Every call carries an \`X-API-Key\` header except the public ones (\`/healthz\`,
 either a console session token (from \`login.php\`) or an integrator key generated in Key Management. A key
 acts with the rights of the user who created it; commands sent with a key are recorded with interface
 \`A\`. A missing, expired, ended or deactivated credential gets
-\`401 {"status":"error","code":"UNAUTHENTICATED","message":"Authorization Failed"}\`; a credential
-without the right gets \`403\` with code \`FORBIDDEN\`. Some calls take a console session only (user
+\`401 {"status":"error","code":"UNAUTHENTICATED","message":"Authorization Failed"}\`; for a console
+session the server knows, a \`reason\` says why it ended (\`ended_by_admin\`, \`expired\`, \`signed_out\`,
+\`password_reset\`). A credential without the right gets \`403\` with code \`FORBIDDEN\`. Some calls take a console session only (user
 management, key management, enrollment secrets, the audit log): each says so in its description.
 
 ## Bodies: plain JSON or the envelope

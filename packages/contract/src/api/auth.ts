@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MESSAGES } from '../messages';
 import { LOGGED_IN, userLevelSchema } from '../roles';
 
 export const permissionSchema = z.object({
@@ -38,3 +39,31 @@ export type LoginResponse = Session;
 /** Which sign-in screen is used: `/superadmin/login` admits SUPERADMIN accounts only. */
 export const loginClientSchema = z.enum(['console', 'superadmin']);
 export const LOGIN_CLIENT_HEADER = 'x-login-client';
+
+/**
+ * Why a console session stopped working, as the 401 of a call made with it says (`reason`, beside the
+ * spec's 'Authorization Failed'); absent for a token the server does not know:
+ * - `ended_by_admin`: a forced logout, a disable, a level change or a two-factor reset;
+ * - `expired`: its absolute lifetime (`SESSION_TTL`) passed;
+ * - `signed_out`: it was signed out (logout.php);
+ * - `password_reset`: the account's password was reset.
+ */
+export const SESSION_END_REASONS = ['ended_by_admin', 'expired', 'signed_out', 'password_reset'] as const;
+export const sessionEndReasonSchema = z.enum(SESSION_END_REASONS);
+export type SessionEndReason = z.infer<typeof sessionEndReasonSchema>;
+
+/** The line /login shows after a session ended for `reason` (null: the server did not say). */
+export function sessionEndedMessage(reason: SessionEndReason | null): string {
+  switch (reason) {
+    case 'ended_by_admin':
+      return MESSAGES.sessionEndedByAdmin;
+    case 'expired':
+      return MESSAGES.sessionExpired;
+    case 'signed_out':
+      return MESSAGES.sessionSignedOut;
+    case 'password_reset':
+      return MESSAGES.sessionPasswordReset;
+    case null:
+      return MESSAGES.sessionEnded;
+  }
+}

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { sessionEndReasonSchema } from './auth';
 
 /** Stable error codes carried by every error response (`code`), beside the human `message`. */
 export const ERROR_CODES = [
@@ -29,6 +30,8 @@ export const errorResponseSchema = z.object({
   status: z.literal('error'),
   code: z.enum(ERROR_CODES),
   message: z.string(),
+  /** On a 401 `UNAUTHENTICATED` for a console session the server knows: why it stopped working. */
+  reason: sessionEndReasonSchema.optional(),
 });
 export type ErrorResponse = z.infer<typeof errorResponseSchema>;
 

@@ -2,7 +2,7 @@ import type { UserLevel } from '@lendlock/contract';
 import { type Kysely, sql } from 'kysely';
 import { precompiled } from '../../db/precompiled';
 import { inTransaction } from '../../db/transaction';
-import type { DB } from '../../db/types';
+import type { DB, UserRow } from '../../db/types';
 import { sha256Hex } from '../../lib/secrets';
 import type { Principal } from '../../plugins/auth';
 import { AppError } from '../../plugins/errors';
@@ -75,6 +75,42 @@ const principalByKey = precompiled((db, keyHash: string) =>
 export async function findPrincipalByKey(db: Kysely<DB>, key: string): Promise<Principal | null> {
   const [row] = await principalByKey(db, sha256Hex(key));
   return row ? toPrincipal(row, { credential: 'key', keyId: row.key_id }) : null;
+}
+
+/** The `ended_reason` of a session that ended before its expiry (modules pass these to end them). */
+export const SESSION_END = {
+  logout: 'logout',
+  forcedLogout: 'forced logout',
+  disabled: 'disabled',
+  levelChanged: 'level changed',
+  passwordReset: 'password reset',
+  mfaReset: 'mfa reset',
+} as const;
+
+/** What is known of a session that no longer authenticates (null: no such token). */
+export interface SessionEndRow {
+  ended_reason: string | null;
+  /** It ended (ended_at) before its expiry. */
+  ended_early: boolean;
+  expired: boolean;
+  userstatus: UserRow['userstatus'];
+}
+
+export async function findSessionEnd(db: Kysely<DB>, tokenHash: string): Promise<SessionEndRow | null> {
+  const row = await db
+    .selectFrom('sessions')
+    .innerJoin('users', 'users.id', 'sessions.user_id')
+    .select([
+      'sessions.ended_reason',
+      'users.userstatus',
+      sql<boolean>`sessions.ended_at IS NOT NULL AND sessions.ended_at < sessions.expires_at`.as(
+        'ended_early',
+      ),
+      sql<boolean>`sessions.expires_at <= now()`.as('expired'),
+    ])
+    .where('sessions.token_hash', '=', tokenHash)
+    .executeTakeFirst();
+  return row ?? null;
 }
 
 export async function insertSession(

@@ -11,7 +11,9 @@ import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databaseKinds, openTestDatabase, type TestDatabase } from '../../../test/db';
-import { buildTestApp, buildUser, loginAs } from '../../../test/factories';
+import { buildKey, buildTestApp, buildUser, loginAs, type TestUser } from '../../../test/factories';
+import { sha256Hex } from '../../lib/secrets';
+import { endUserSessions, SESSION_END } from './repository';
 
 describe.each(databaseKinds())('sign-in and sessions on %s', (kind) => {
   let database: TestDatabase;
@@ -132,6 +134,7 @@ describe.each(databaseKinds())('sign-in and sessions on %s', (kind) => {
       status: 'error',
       code: 'UNAUTHENTICATED',
       message: MESSAGES.authorizationFailed,
+      reason: 'signed_out',
     });
     const row = await database.db
       .selectFrom('sessions')
@@ -265,6 +268,131 @@ describe.each(databaseKinds())('sign-in and sessions on %s', (kind) => {
       .orderBy('id')
       .execute();
     expect(rows.map((r) => r.permission_name)).toEqual([...PERMISSION_NAMES]);
+  });
+
+  describe('a 401 of a session that ended says why (issue 17.5)', () => {
+    const home = (token: string) =>
+      app.inject({ method: 'GET', url: '/api/homeData.php', headers: { 'x-api-key': token } });
+    const hashOf = (token: string) => sha256Hex(token);
+    let admin: Session;
+    beforeAll(async () => {
+      admin = await loginAs(app, await buildUser(database, { userlevel: 'SUPERADMIN' }));
+    });
+    const asAdmin = (url: string, payload: object) =>
+      app.inject({ method: 'POST', url: `/api/${url}`, headers: { 'x-api-key': admin.token }, payload });
+
+    it.each([
+      [
+        'signed out',
+        'signed_out',
+        async (_user: TestUser, token: string) => {
+          await app.inject({ method: 'POST', url: '/api/logout.php', headers: { 'x-api-key': token } });
+        },
+      ],
+      [
+        'forced out',
+        'ended_by_admin',
+        async (user: TestUser) => {
+          await asAdmin('updateLoginStatus.php', { email: user.email });
+        },
+      ],
+      [
+        'disabled',
+        'ended_by_admin',
+        async (user: TestUser) => {
+          await asAdmin('updateUserStatus.php', { email: user.email, status: 'INACTIVE' });
+        },
+      ],
+      [
+        'password reset',
+        'password_reset',
+        async (user: TestUser) => {
+          await endUserSessions(database.db, user.id, SESSION_END.passwordReset);
+        },
+      ],
+      [
+        'two-factor reset',
+        'ended_by_admin',
+        async (user: TestUser) => {
+          await endUserSessions(database.db, user.id, SESSION_END.mfaReset);
+        },
+      ],
+      [
+        'past its expiry',
+        'expired',
+        async (_user: TestUser, token: string) => {
+          await database.db
+            .updateTable('sessions')
+            .set({ expires_at: sql<Date>`now() - interval '1 second'` })
+            .where('token_hash', '=', hashOf(token))
+            .execute();
+        },
+      ],
+      [
+        'forced out after it had expired',
+        'expired',
+        async (user: TestUser, token: string) => {
+          await database.db
+            .updateTable('sessions')
+            .set({ expires_at: sql<Date>`now() - interval '1 minute'` })
+            .where('token_hash', '=', hashOf(token))
+            .execute();
+          await asAdmin('updateLoginStatus.php', { email: user.email });
+        },
+      ],
+      [
+        'of a user made INACTIVE without ending it',
+        'ended_by_admin',
+        async (user: TestUser) => {
+          await database.db
+            .updateTable('users')
+            .set({ userstatus: 'INACTIVE' })
+            .where('id', '=', user.id)
+            .execute();
+        },
+      ],
+    ] as const)('%s: reason %s, beside the spec’s message', async (_, reason, end) => {
+      const user = await buildUser(database);
+      const { token } = await loginAs(app, user);
+      expect((await home(token)).statusCode).toBe(200);
+      await end(user, token);
+      const response = await home(token);
+      expect(response.statusCode).toBe(401);
+      expect(response.json()).toEqual({
+        status: 'error',
+        code: 'UNAUTHENTICATED',
+        message: MESSAGES.authorizationFailed,
+        reason,
+      });
+    });
+
+    it('says nothing more for a token it does not know, a deactivated key, or no token', async () => {
+      const { id, key } = await buildKey(app, database);
+      await database.db.updateTable('api_keys').set({ status: 'inactive' }).where('id', '=', id).execute();
+      for (const headers of [{ 'x-api-key': 'x'.repeat(43) }, { 'x-api-key': key }, {}]) {
+        const response = await app.inject({ method: 'GET', url: '/api/homeData.php', headers });
+        expect(response.statusCode).toBe(401);
+        expect(response.json()).toEqual({
+          status: 'error',
+          code: 'UNAUTHENTICATED',
+          message: MESSAGES.authorizationFailed,
+        });
+      }
+    });
+
+    it('the console, which asks for envelopes, finds the reason inside the sealed answer', async () => {
+      const user = await buildUser(database);
+      const { token } = await loginAs(app, user);
+      await asAdmin('updateLoginStatus.php', { email: user.email });
+      const config = (await app.inject({ method: 'GET', url: '/config.json' })).json();
+      const codec = createNodeEnvelopeCodec(config.envelopeKey);
+      const response = await app.inject({
+        method: 'GET',
+        url: '/api/homeData.php',
+        headers: { [ENVELOPE_HEADER]: ENVELOPE_HEADER_VALUE, 'x-api-key': token },
+      });
+      expect(codec.open(response.json())).toMatchObject({ reason: 'ended_by_admin' });
+    });
   });
 
   it('records sign-ins in the append-only audit log', async () => {

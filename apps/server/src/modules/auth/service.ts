@@ -21,6 +21,7 @@ import {
   refundAttempt,
   rememberNetwork,
   reserveAttempt,
+  SESSION_END,
   throttledError,
 } from './repository';
 
@@ -221,6 +222,6 @@ export async function openSession(
 
 export async function logout(db: Kysely<DB>, principal: Principal, address: string): Promise<void> {
   if (!principal.sessionTokenHash) return;
-  await endSession(db, principal.sessionTokenHash, 'logout');
+  await endSession(db, principal.sessionTokenHash, SESSION_END.logout);
   await appendAudit(db, { actor: principal, action: 'logout', address, result: 'success' });
 }
