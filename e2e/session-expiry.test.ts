@@ -21,7 +21,7 @@ afterAll(async () => {
   await server?.stop();
 });
 
-it('with a 6 s session the browser goes to /login once the session expires, its storage cleared', async () => {
+it('with a 6 s session the browser goes to /login once the session expires, its storage cleared, saying so', async () => {
   const { codec } = await serverCodec(server.baseUrl);
   const consolePage = await openConsole(browser, server.baseUrl);
   const { page } = consolePage;
@@ -42,7 +42,26 @@ it('with a 6 s session the browser goes to /login once the session expires, its 
       localStorage.getItem('expiry'),
     ]);
     expect(stored).toEqual([null, null]);
+    // …and /login says why (issue 17.5).
+    await expect(page.getByTestId('session-ended').textContent()).resolves.toBe(MESSAGES.sessionExpired);
     expect(await consolePage.cspViolations()).toEqual([]);
+  } finally {
+    await consolePage.close();
+  }
+});
+
+it('a session that expired while the console was closed: opening it again lands on /login saying it expired', async () => {
+  const { codec } = await serverCodec(server.baseUrl);
+  const consolePage = await openConsole(browser, server.baseUrl);
+  const { page } = consolePage;
+  try {
+    const session = await signIn(page, codec, USERS.locker);
+    await page.goto('about:blank');
+    const wait = Date.parse(session.expiry) - Date.now() + 500;
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, wait)));
+    await page.goto('/reports');
+    await page.waitForURL((url) => url.pathname === '/login');
+    await expect(page.getByTestId('session-ended').textContent()).resolves.toBe(MESSAGES.sessionExpired);
   } finally {
     await consolePage.close();
   }

@@ -1,8 +1,9 @@
 import { createWebEnvelopeCodec, MESSAGES, type Session } from '@lendlock/contract';
 import { createNodeEnvelopeCodec } from '@lendlock/contract/node';
 import { describe, expect, it, vi } from 'vitest';
+import type { SessionEnd } from '../app/session/store';
 import { login, logout } from './auth';
-import { ApiError, createApiClient, NetworkError } from './client';
+import { ApiError, createApiClient, isSessionLost, NetworkError } from './client';
 
 const KEY = Buffer.alloc(32, 3).toString('base64');
 const server = createNodeEnvelopeCodec(KEY);
@@ -31,7 +32,7 @@ async function setup(reply: (request: Recorded) => Response | Promise<Response>)
   let current: Session | null = session;
   const sessions = {
     get: () => current,
-    clear: vi.fn(() => {
+    end: vi.fn((_ending: Partial<SessionEnd>) => {
       current = null;
     }),
   };
@@ -99,20 +100,53 @@ describe('api client', () => {
     expect((error as ApiError).status).toBe(401);
     expect((error as ApiError).serverMessage).toBe(MESSAGES.loginInvalid);
     expect((error as ApiError).code).toBe('INVALID_CREDENTIALS');
-    expect(sessions.clear).not.toHaveBeenCalled();
+    expect(sessions.end).not.toHaveBeenCalled();
     expect(onAuthorizationFailed).not.toHaveBeenCalled();
   });
 
   it.each([MESSAGES.authorizationFailed, MESSAGES.authorizationFailedInvalid])(
-    "'%s' clears the session and hands over to onAuthorizationFailed",
+    "'%s' ends the session and hands over to onAuthorizationFailed",
     async (message) => {
       const body = { status: 'error', code: 'UNAUTHENTICATED', message };
       const { api, sessions, onAuthorizationFailed } = await setup(() => enveloped(401, body));
-      await expect(api.call('getUsers')).rejects.toBeInstanceOf(ApiError);
-      expect(sessions.clear).toHaveBeenCalledTimes(1);
+      const error = await api.call('getUsers').catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ApiError);
+      expect(isSessionLost(error)).toBe(true);
+      expect(sessions.end).toHaveBeenCalledTimes(1);
+      expect(sessions.end).toHaveBeenCalledWith({ reason: null, notSent: null });
       expect(onAuthorizationFailed).toHaveBeenCalledTimes(1);
     },
   );
+
+  it.each([
+    ['ended_by_admin', 'ended_by_admin'],
+    ['expired', 'expired'],
+    ['signed_out', 'signed_out'],
+    ['password_reset', 'password_reset'],
+    ['something new', null],
+  ] as const)(
+    "a 401 with reason '%s' ends the session noting %s, and what the call was sending",
+    async (reason, noted) => {
+      const body = {
+        status: 'error',
+        code: 'UNAUTHENTICATED',
+        message: MESSAGES.authorizationFailed,
+        reason,
+      };
+      const { api, sessions } = await setup(() => enveloped(401, body));
+      const sending = 'Lock to IMEI 356000000000001';
+      await expect(api.call('locknotification', { body: {}, sending })).rejects.toBeInstanceOf(ApiError);
+      expect(sessions.end).toHaveBeenCalledWith({ reason: noted, notSent: sending });
+    },
+  );
+
+  it('another refusal is not a lost session', async () => {
+    const body = { status: 'error', code: 'FORBIDDEN', message: MESSAGES.unauthorised };
+    const { api, sessions } = await setup(() => enveloped(403, body));
+    const error = await api.call('locknotification', { body: {}, sending: 'x' }).catch((e: unknown) => e);
+    expect(isSessionLost(error)).toBe(false);
+    expect(sessions.end).not.toHaveBeenCalled();
+  });
 
   it('logout with a given token never triggers the authorization-failure redirect', async () => {
     const body = { status: 'error', code: 'UNAUTHENTICATED', message: MESSAGES.authorizationFailed };
@@ -121,7 +155,7 @@ describe('api client', () => {
     expect(requests[0]?.url).toBe('/api/logout.php');
     expect(requests[0]?.method).toBe('POST');
     expect(requests[0]?.headers.get('x-api-key')).toBe('old');
-    expect(sessions.clear).not.toHaveBeenCalled();
+    expect(sessions.end).not.toHaveBeenCalled();
     expect(onAuthorizationFailed).not.toHaveBeenCalled();
   });
 

@@ -15,7 +15,7 @@ const IMEI = '356938035643809';
 /** A client over a fake fetch answering `reply` with `status`; the envelope is plain JSON here. */
 function clientAnswering(reply: unknown, status = 200) {
   const requests: { path: string; body: unknown }[] = [];
-  const clear = vi.fn();
+  const end = vi.fn();
   const onAuthorizationFailed = vi.fn();
   const api = createApiClient({
     config: { apiBase: '/api/', keyApiBase: '/keyapi/' },
@@ -23,7 +23,7 @@ function clientAnswering(reply: unknown, status = 200) {
       seal: async (value) => ({ payload: JSON.stringify(value), transactionId: '00' }),
       open: async (envelope) => JSON.parse((envelope as { payload: string }).payload),
     },
-    sessions: { get: () => ({ token: 't' }) as Session, clear },
+    sessions: { get: () => ({ token: 't' }) as Session, end },
     onAuthorizationFailed,
     fetch: async (input, init) => {
       const sealed = JSON.parse(String(init?.body ?? 'null')) as { payload: string } | null;
@@ -35,7 +35,7 @@ function clientAnswering(reply: unknown, status = 200) {
       return new Response(JSON.stringify(reply), { status });
     },
   });
-  return { api, requests, clear, onAuthorizationFailed };
+  return { api, requests, end, onAuthorizationFailed };
 }
 
 const accepted = { status: 'success', message: 'Lock initiated  successfully.', transactionId: 'tx-1' };
@@ -98,11 +98,11 @@ describe('commands api', () => {
     await expect(
       sendCommand(own.api, { imei: IMEI, action: 'blockapp' }, { handleAuthorizationFailure: false }),
     ).rejects.toBeInstanceOf(ApiError);
-    expect(own.clear).not.toHaveBeenCalled();
+    expect(own.end).not.toHaveBeenCalled();
     expect(own.onAuthorizationFailed).not.toHaveBeenCalled();
 
     const shared = clientAnswering(denied, 401);
     await expect(sendCommand(shared.api, { imei: IMEI, action: 'lock' })).rejects.toBeInstanceOf(ApiError);
-    expect(shared.clear).toHaveBeenCalledOnce();
+    expect(shared.end).toHaveBeenCalledOnce();
   });
 });

@@ -35,12 +35,13 @@ type Signal = Pick<ApiCallOptions<unknown>, 'signal'>;
 /**
  * One single command (`user` is the signed-in email; the server records the authenticated identity).
  * `handleAuthorizationFailure: false` leaves an 'Authorization Failed' reply to the caller (the dynamic
- * action table clears all storage itself).
+ * action table clears all storage itself); `sending` names the command, which /login then reports not
+ * sent.
  */
 export function sendCommand(
   api: ApiClient,
   request: LockNotificationRequest,
-  options: Pick<ApiCallOptions<unknown>, 'handleAuthorizationFailure'> = {},
+  options: Pick<ApiCallOptions<unknown>, 'handleAuthorizationFailure' | 'sending'> = {},
 ): Promise<CommandResponse> {
   return api.call('locknotification', {
     ...options,
@@ -53,8 +54,10 @@ export function sendCommand(
 export function sendFormattedDevice(
   api: ApiClient,
   request: { imei: string; user: string },
+  options: Pick<ApiCallOptions<unknown>, 'sending'> = {},
 ): Promise<CommandResponse> {
   return api.call('formattedDevice', {
+    ...options,
     body: { ...request, action: 'formatteddevice' },
     parse: (b) => commandResponseSchema.parse(b),
   });

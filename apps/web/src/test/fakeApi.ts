@@ -49,20 +49,25 @@ const plainCodec: Pick<WebEnvelopeCodec, 'seal' | 'open'> = {
 
 /** The real client, at `http://console.test/api/`, over a fetch that answers `response` (or throws it). */
 export function fileApi(response: Response | Error, session = { token: 'tok-1' } as Session) {
-  const requests: { url: string; headers: Headers }[] = [];
+  const requests: { url: string; headers: Headers; method: string; body: unknown }[] = [];
   const fetch = vi.fn(async (url: string | URL | Request, init?: RequestInit) => {
-    requests.push({ url: String(url), headers: new Headers(init?.headers) });
+    requests.push({
+      url: String(url),
+      headers: new Headers(init?.headers),
+      method: init?.method ?? 'GET',
+      body: init?.body,
+    });
     if (response instanceof Error) throw response;
     return response;
   }) as unknown as typeof globalThis.fetch;
-  const clear = vi.fn();
+  const end = vi.fn();
   const onAuthorizationFailed = vi.fn();
   const api = createApiClient({
     config: { apiBase: 'http://console.test/api/', keyApiBase: 'http://console.test/keyapi/' },
     codec: plainCodec,
-    sessions: { get: () => session, clear },
+    sessions: { get: () => session, end },
     onAuthorizationFailed,
     fetch,
   });
-  return { api, requests, clear, onAuthorizationFailed };
+  return { api, requests, end, onAuthorizationFailed };
 }

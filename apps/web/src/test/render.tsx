@@ -33,6 +33,8 @@ export function renderWithServices(
     load: async () => session,
     save: async () => {},
     clear: () => {},
+    end: () => {},
+    ended: () => null,
   };
   const config = { apiBase: '/api/', keyApiBase: '/keyapi/' } as RuntimeConfig;
   const queryClient = new QueryClient({

@@ -6,7 +6,7 @@ const fakeStore = (expiry: string) => {
   let session: Pick<Session, 'expiry'> | null = { expiry };
   return {
     get: () => session as Session | null,
-    clear: vi.fn(() => {
+    end: vi.fn(() => {
       session = null;
     }),
   };
@@ -22,9 +22,10 @@ describe('watchSessionExpiry', () => {
     const stop = watchSessionExpiry(store, { intervalMs: 1000, onExpired });
     vi.advanceTimersByTime(3000);
     expect(onExpired).not.toHaveBeenCalled();
-    expect(store.clear).not.toHaveBeenCalled();
+    expect(store.end).not.toHaveBeenCalled();
     vi.advanceTimersByTime(1000);
-    expect(store.clear).toHaveBeenCalledTimes(1);
+    expect(store.end).toHaveBeenCalledTimes(1);
+    expect(store.end).toHaveBeenCalledWith({ reason: 'expired' });
     expect(onExpired).toHaveBeenCalledTimes(1);
     vi.advanceTimersByTime(5000);
     expect(onExpired).toHaveBeenCalledTimes(1);

@@ -98,6 +98,55 @@ describe('session store', () => {
     expect(storage.items.size).toBe(0);
   });
 
+  it('end forgets the session, notes why and what was not sent, and a sign-in forgets the note', async () => {
+    const codec = await createWebEnvelopeCodec(KEY);
+    const storage = memoryStorage();
+    const store = createSessionStore({ codec, storage });
+    const listener = vi.fn();
+    store.subscribe(listener);
+    await store.save(buildSession());
+    expect(store.ended()).toBeNull();
+
+    store.end({ reason: 'ended_by_admin', notSent: 'Lock to IMEI 356000000000001' });
+    expect(store.get()).toBeNull();
+    expect(storage.items.size).toBe(0);
+    expect(store.ended()).toEqual({ reason: 'ended_by_admin', notSent: 'Lock to IMEI 356000000000001' });
+    expect(listener).toHaveBeenCalledTimes(2);
+
+    // The other calls refused with it add nothing and erase nothing; the login page's clear keeps it.
+    const noted = store.ended();
+    store.end({ reason: null, notSent: null });
+    store.clear();
+    expect(store.ended()).toBe(noted);
+
+    await store.save(buildSession());
+    expect(store.ended()).toBeNull();
+  });
+
+  it('a later refusal completes a note that lacked a reason or the command', async () => {
+    const codec = await createWebEnvelopeCodec(KEY);
+    const store = createSessionStore({ codec, storage: memoryStorage() });
+    await store.save(buildSession());
+    const listener = vi.fn();
+    store.subscribe(listener);
+    store.end({ reason: null });
+    store.end({ reason: 'expired', notSent: 'Unlock to IMEI 356000000000002' });
+    expect(store.ended()).toEqual({ reason: 'expired', notSent: 'Unlock to IMEI 356000000000002' });
+    expect(listener).toHaveBeenCalledTimes(2);
+  });
+
+  it('a stored session found expired at start is noted expired; none stored, nothing is noted', async () => {
+    const codec = await createWebEnvelopeCodec(KEY);
+    const storage = memoryStorage();
+    await createSessionStore({ codec, storage }).save(buildSession({ expiry: '2020-01-01T00:00:00.000Z' }));
+    const reopened = createSessionStore({ codec, storage });
+    await reopened.load();
+    expect(reopened.ended()).toEqual({ reason: 'expired', notSent: null });
+    const empty = createSessionStore({ codec, storage: memoryStorage() });
+    await empty.load();
+    expect(empty.ended()).toBeNull();
+  });
+
   it('isSessionExpired is true from the expiry instant on, and for an unreadable expiry', () => {
     const expiry = '2030-01-01T00:00:00.000Z';
     const at = Date.parse(expiry);

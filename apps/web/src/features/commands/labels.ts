@@ -22,6 +22,8 @@ export const COMMAND_LABELS = {
   sendNotification: 'Send Notification',
   liveStatus: 'Live status',
   sentTo: (displayName: string, imei: string) => `${displayName} → ${imei}`,
+  /** A command /login reports not sent (MESSAGES.notSent) when the session ended as it was sent. */
+  commandToImei: (displayName: string, imei: string) => `${displayName} to IMEI ${imei}`,
   retailerTable: 'Retailer Device Actions',
   retailerTableHint: (phone: string) => `Commands for the devices of retailer ${phone}.`,
   sno: 'S.No.',

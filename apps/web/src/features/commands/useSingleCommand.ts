@@ -1,13 +1,17 @@
 /**
  * Sending a screen's single command: `locknotification.php` with the definition's action (or
  * `formattedDevice.php` for Formatted Device), the session email as `user`; on success the
- * definition's exact alert (spec §8), otherwise the server's message as-is.
+ * definition's exact alert (spec §8), otherwise the server's message as-is. When the session turned
+ * out to have ended, nothing is alerted here: the console goes to /login, which says why and reports
+ * the command not sent (issue 17.5).
  */
 import type { CommandDefinition, LockNotificationRequest } from '@lendlock/contract';
 import { useMutation } from '@tanstack/react-query';
+import { isSessionLost } from '../../api/client';
 import { commandFailureText, sendCommand, sendFormattedDevice } from '../../api/commands';
 import { useServices } from '../../app/services';
 import { useSession } from '../../app/session/useSession';
+import { COMMAND_LABELS } from './labels';
 
 /** What the single form adds to the IMEI: the grade, or the notification's text and template. */
 export type SingleCommandFields = Pick<LockNotificationRequest, 'imei' | 'level' | 'message' | 'caseType'>;
@@ -21,10 +25,12 @@ export function useSingleCommand(definition: CommandDefinition, onSent: (sent: S
   const { api } = useServices();
   const user = useSession()?.email ?? '';
   const mutation = useMutation({
-    mutationFn: (fields: SingleCommandFields) =>
-      definition.action === 'formatteddevice'
-        ? sendFormattedDevice(api, { imei: fields.imei, user })
-        : sendCommand(api, { ...fields, action: definition.action, user }),
+    mutationFn: (fields: SingleCommandFields) => {
+      const sending = commandInWords(definition, fields.imei);
+      return definition.action === 'formatteddevice'
+        ? sendFormattedDevice(api, { imei: fields.imei, user }, { sending })
+        : sendCommand(api, { ...fields, action: definition.action, user }, { sending });
+    },
   });
 
   /** Sends unless the definition asks for a confirmation (Release) and the user declines. */
@@ -36,9 +42,16 @@ export function useSingleCommand(definition: CommandDefinition, onSent: (sent: S
         onSent({ transactionId: reply.transactionId, imei: fields.imei });
         onSuccess?.();
       },
-      onError: (error) => window.alert(commandFailureText(error)),
+      onError: (error) => {
+        if (!isSessionLost(error)) window.alert(commandFailureText(error));
+      },
     });
   };
 
   return { send, pending: mutation.isPending };
+}
+
+/** A command as /login names it when it was not sent: 'Lock to IMEI 356…'. */
+export function commandInWords(definition: Pick<CommandDefinition, 'displayName'>, imei: string): string {
+  return COMMAND_LABELS.commandToImei(definition.displayName, imei);
 }

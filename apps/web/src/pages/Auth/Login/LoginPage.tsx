@@ -3,10 +3,18 @@
  * the form, and on success stores the session and goes home. Failures alert the server's message
  * (spec §8), a network failure 'Please try after sometime'. An account with two-factor authentication on
  * then gets the second step ('Enter the 6-digit code'); one that must set it up goes to /twoFactor.
+ * After a session ended under its user (a forced logout, a disable, the expiry…) it says why, and names
+ * the command that was not sent (issue 17.5).
  */
-import { MESSAGES, type Session, SUPERADMIN_PREFIX, validateLoginForm } from '@lendlock/contract';
-import { Anchor, Button, PasswordInput, Stack, Text, TextInput } from '@mantine/core';
-import { type FormEvent, useEffect, useState } from 'react';
+import {
+  MESSAGES,
+  type Session,
+  SUPERADMIN_PREFIX,
+  sessionEndedMessage,
+  validateLoginForm,
+} from '@lendlock/contract';
+import { Alert, Anchor, Button, PasswordInput, Stack, Text, TextInput } from '@mantine/core';
+import { type FormEvent, useEffect, useState, useSyncExternalStore } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { type LoginClient, login, logout } from '../../../api/auth';
 import { ApiError } from '../../../api/client';
@@ -25,6 +33,8 @@ export default function LoginPage({ client }: { client: LoginClient }) {
   const [submitting, setSubmitting] = useState(false);
   /** The second step's token, once the password was right for an account with two-factor on. */
   const [mfaToken, setMfaToken] = useState<string | null>(null);
+  /** Why the last session ended under its user, until the next sign-in. */
+  const ended = useSyncExternalStore(sessions.subscribe, sessions.ended);
 
   useEffect(() => {
     // A session left behind is also ended on the server, so its token stops working.
@@ -74,6 +84,18 @@ export default function LoginPage({ client }: { client: LoginClient }) {
       title={config.productLabel}
       {...(client === 'superadmin' ? { subtitle: LABELS.superadminLogin } : {})}
     >
+      {ended && !mfaToken ? (
+        <Alert color="yellow" role="status" data-testid="session-ended">
+          <Stack gap={4}>
+            <Text size="sm">{sessionEndedMessage(ended.reason)}</Text>
+            {ended.notSent ? (
+              <Text size="sm" fw={600} data-testid="not-sent">
+                {MESSAGES.notSent(ended.notSent)}
+              </Text>
+            ) : null}
+          </Stack>
+        </Alert>
+      ) : null}
       {mfaToken ? <MfaStep mfaToken={mfaToken} onSession={signedIn} onRestart={restart} /> : null}
       <form onSubmit={submit} noValidate hidden={mfaToken !== null}>
         <Stack gap="sm">

@@ -101,6 +101,8 @@ const sessionStore = (current: Session): SessionStore => ({
   load: async () => current,
   save: async () => undefined,
   clear: () => undefined,
+  end: () => undefined,
+  ended: () => null,
 });
 
 /** The panel's HTML once its identity query has been answered by the fake API. */
