@@ -133,3 +133,47 @@ describe.each(databaseKinds())('migration 0010 (device identity) on %s', (kind) 
     ).toEqual([]);
   });
 });
+
+describe.each(databaseKinds())('migration 0026 (one Set Wallpaper grant) on %s', (kind) => {
+  let database: Database;
+  beforeAll(async () => {
+    database = await openEmptyTestDatabase(kind);
+  });
+  afterAll(() => database?.close());
+
+  it('gives setWallpaper to whoever held batch, drops batch, and takes from USERs what opens nothing for one', async () => {
+    const { db } = database;
+    await migrate(db, '0021_webhooks');
+    // Earlier versions seeded `batch` as a permission of its own.
+    await sql`INSERT INTO permissions (permission_name) VALUES ('batch')`.execute(db);
+    const user = async (email: string, userlevel: 'USER' | 'ADMIN', grants: string[]) => {
+      const { id } = await db
+        .insertInto('users')
+        .values({ email, phone: null, password_hash: 'x', userlevel })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      await sql`INSERT INTO user_permissions (user_id, permission_id)
+        SELECT ${id}::int, id FROM permissions WHERE permission_name = ANY(${grants}::text[])`.execute(db);
+      return id;
+    };
+    const batchOnly = await user('a@lendlock.com', 'USER', ['batch']);
+    const both = await user('b@lendlock.com', 'USER', ['batch', 'setWallpaper', 'reports']);
+    const useless = await user('c@lendlock.com', 'USER', ['userManagement', 'deviceAction', 'lockDevice']);
+    const admin = await user('d@lendlock.com', 'ADMIN', ['userManagement', 'batch']);
+
+    expect(await migrate(db, '0026_one_wallpaper_grant')).toContain('0026_one_wallpaper_grant');
+
+    const held = async (id: number) =>
+      (
+        await sql<{ name: string }>`SELECT p.permission_name AS name FROM user_permissions up
+          JOIN permissions p ON p.id = up.permission_id WHERE up.user_id = ${id} ORDER BY 1`.execute(db)
+      ).rows.map((r) => r.name);
+    expect(await held(batchOnly)).toEqual(['setWallpaper']);
+    expect(await held(both)).toEqual(['reports', 'setWallpaper']);
+    expect(await held(useless)).toEqual(['lockDevice']);
+    expect(await held(admin)).toEqual(['setWallpaper', 'userManagement']);
+    const left = await sql<{ n: number }>`
+      SELECT count(*)::int AS n FROM permissions WHERE permission_name = 'batch'`.execute(db);
+    expect(Number(left.rows[0]?.n)).toBe(0);
+  });
+});

@@ -18,3 +18,17 @@ export const LOGGED_IN = 'loginValidated';
 export function passesEveryPermission(level: string | undefined): boolean {
   return level === 'ADMIN' || level === 'SUPERADMIN';
 }
+
+/**
+ * Whether `actor` may change, disable, force out or reset an account of `targetLevel` (design.md §5): a
+ * SUPERADMIN any account, an ADMIN USER accounts only. The server enforces it; the console shows a row's
+ * controls only where it holds.
+ */
+export function canManage(actor: { readonly userlevel: string }, targetLevel: UserLevel): boolean {
+  return actor.userlevel === 'SUPERADMIN' || (actor.userlevel === 'ADMIN' && targetLevel === 'USER');
+}
+
+/** The levels `actorLevel` may give, to a new account or by a change: a SUPERADMIN any, others USER only. */
+export function levelsGivenBy(actorLevel: string | undefined): readonly UserLevel[] {
+  return actorLevel === 'SUPERADMIN' ? USER_LEVELS : ['USER'];
+}

@@ -1,6 +1,25 @@
 import { z } from 'zod';
-import { LOGIN_STATUSES, USER_STATUSES, userLevelSchema } from '../roles';
+import { LOGIN_STATUSES, USER_STATUSES, type UserStatus, userLevelSchema } from '../roles';
 import { permissionSchema } from './auth';
+
+/** The server's answers and refusals of User Management (beside the spec's texts in MESSAGES). */
+export const USER_MESSAGES = {
+  usersOnly: 'An ADMIN can manage USER accounts only.',
+  levelRaise: 'Only a SUPERADMIN can give the ADMIN or SUPERADMIN level.',
+  /** A permission that opens nothing for a USER (userManagement, deviceAction), named by its screen. */
+  notForUser: (screen: string) => `A USER cannot be given ${screen}: that screen needs a higher level.`,
+  lastSuperadmin: 'The last active SUPERADMIN cannot be disabled or logged out.',
+  lastSuperadminLevel: 'The last active SUPERADMIN cannot lose that level.',
+  emailReadOnly: 'The email of a user cannot be changed.',
+  emailTaken: 'A user with this email already exists',
+  phoneTaken: 'A user with this phone number already exists',
+  notFound: 'User not found',
+  statusUpdated: (status: UserStatus) => `User status updated to ${status}`,
+  loggedOut: 'User logged out successfully',
+  loggedOutWithKeys: (keys: number) =>
+    `User logged out successfully; ${keys} API key${keys === 1 ? '' : 's'} deactivated`,
+  invalidEmail: 'Enter a valid email address',
+} as const;
 
 /** A console user as `getUsers.php` lists it (spec §3 Console user). */
 export const consoleUserSchema = z.object({
@@ -50,6 +69,10 @@ export const updateUserRequestSchema = z.object({
   email: z.string().trim().min(1).max(254),
   phone: z.string().trim().max(20),
   permissions: permissionIds.default([]),
+  /**
+   * Optional: the level is kept without it. Only a SUPERADMIN changes a level; a change ends the user's
+   * sessions, so they sign in again with the new level's screens.
+   */
   userlevel: userLevelSchema.optional(),
   user: z.string().optional(),
 });

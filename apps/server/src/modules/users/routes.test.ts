@@ -76,6 +76,15 @@ describe.each(databaseKinds())('user management on %s', (kind) => {
       .orderBy('id')
       .execute();
 
+  const permissionId = async (name: string) =>
+    (
+      await database.db
+        .selectFrom('permissions')
+        .select('id')
+        .where('permission_name', '=', name)
+        .executeTakeFirstOrThrow()
+    ).id;
+
   const listed = async (email: string): Promise<ConsoleUser | undefined> =>
     ((await call(adminSession, 'GET', 'getUsers.php')).json().items as ConsoleUser[]).find(
       (u) => u.email === email,
@@ -329,14 +338,183 @@ describe.each(databaseKinds())('user management on %s', (kind) => {
     ).toBe(200);
   });
 
-  it('USERs and integrator keys cannot reach user management', async () => {
-    const user = await buildUser(database, { permissions: ['userManagement'] });
+  it('USERs (even holding userManagement from before) and integrator keys cannot reach user management', async () => {
+    const user = await buildUser(database);
+    // A grant the server no longer gives a USER, as an earlier version left it.
+    await database.db
+      .insertInto('user_permissions')
+      .values({ user_id: user.id, permission_id: await permissionId('userManagement') })
+      .execute();
     const session = await loginAs(app, user);
     const response = await call(session, 'GET', 'getUsers.php');
     expect(response.statusCode).toBe(403);
     expect(response.json().message).toBe(MESSAGES.unauthorised);
+    // Refused, not signed out: the session still works.
+    expect((await call(session, 'GET', 'homeData.php')).statusCode).toBe(200);
     const { key } = await keyOf(admin, 'k');
     expect((await call(key, 'GET', 'getUsers.php')).statusCode).toBe(401);
+  });
+
+  it.each([
+    ['userManagement', 'User Management'],
+    ['deviceAction', 'Device Action'],
+  ])(
+    'never gives a USER %s (it opens nothing for one): refused by name, nothing changed',
+    async (name, label) => {
+      const id = await permissionId(name);
+      const reports = await permissionId('reports');
+      const user = await buildUser(database, { permissions: ['reports'] });
+      const before = await snapshot();
+      const attempts = [
+        call(adminSession, 'POST', 'addUser.php', {
+          email: 'grant.me@lendlock.com',
+          phone: '9888888881',
+          password: 'Str0ng-passphrase',
+          permissions: [reports, id],
+        }),
+        call(superSession, 'POST', 'addUser.php', {
+          email: 'grant.me@lendlock.com',
+          phone: '9888888881',
+          password: 'Str0ng-passphrase',
+          permissions: [id],
+          userlevel: 'USER',
+        }),
+        call(adminSession, 'POST', 'updateUser.php', {
+          id: user.id,
+          email: user.email,
+          phone: user.phone,
+          permissions: [reports, id],
+        }),
+        // Lowered to USER with it: the same refusal, and the level stays.
+        call(superSession, 'POST', 'updateUser.php', {
+          id: admin.id,
+          email: admin.email,
+          phone: admin.phone,
+          permissions: [id],
+          userlevel: 'USER',
+        }),
+      ];
+      for (const response of await Promise.all(attempts)) {
+        expect(response.statusCode).toBe(400);
+        expect(response.json().message).toBe(USER_MESSAGES.notForUser(label));
+      }
+      expect(await snapshot()).toEqual(before);
+      // By name too (the CLI's way), through the same rule.
+      await expect(buildUser(database, { permissions: [name] })).rejects.toThrow(
+        USER_MESSAGES.notForUser(label),
+      );
+      // An ADMIN account may hold it (it changes nothing for one).
+      const lead = await call(superSession, 'POST', 'addUser.php', {
+        email: `lead.${name}@lendlock.com`,
+        phone: name === 'userManagement' ? '9888888882' : '9888888883',
+        password: 'Str0ng-passphrase',
+        permissions: [id],
+        userlevel: 'ADMIN',
+      });
+      expect(lead.statusCode).toBe(200);
+    },
+  );
+
+  it('the two Set Wallpaper routes are one grant: batch is no permission', async () => {
+    const names = (
+      (await call(adminSession, 'GET', 'getPermissions.php')).json().permissions as {
+        permission_name: string;
+      }[]
+    ).map((p) => p.permission_name);
+    expect(names).toContain('setWallpaper');
+    expect(names).not.toContain('batch');
+  });
+
+  it("a SUPERADMIN changes a user's level: audited with both levels, the user's sessions end (401 says an administrator)", async () => {
+    const user = await buildUser(database, { permissions: ['reports'] });
+    const session = await loginAs(app, user);
+    const raised = await call(superSession, 'POST', 'updateUser.php', {
+      id: user.id,
+      email: user.email,
+      phone: user.phone,
+      permissions: [],
+      userlevel: 'ADMIN',
+    });
+    expect(raised.json()).toEqual({ status: 'success', message: MESSAGES.userUpdated });
+    expect(await listed(user.email)).toMatchObject({ userlevel: 'ADMIN', loginstatus: 'LOGOUT' });
+    const refused = await call(session, 'GET', 'homeData.php');
+    expect(refused.statusCode).toBe(401);
+    expect(refused.json()).toMatchObject({ message: MESSAGES.authorizationFailed, reason: 'ended_by_admin' });
+    const audit = await database.db
+      .selectFrom('audit_log')
+      .select(['actor', 'result', 'details'])
+      .where('action', '=', 'user.update')
+      .where('target', '=', user.email)
+      .orderBy('id', 'desc')
+      .executeTakeFirstOrThrow();
+    expect(audit).toMatchObject({ actor: superadmin.email, result: 'success' });
+    expect(audit.details).toMatchObject({ userlevel: 'ADMIN', levelFrom: 'USER', sessionsEnded: 1 });
+
+    // The same level again changes no session.
+    const again = await loginAs(app, user);
+    await call(superSession, 'POST', 'updateUser.php', {
+      id: user.id,
+      email: user.email,
+      phone: user.phone,
+      permissions: [],
+      userlevel: 'ADMIN',
+    });
+    expect((await call(again, 'GET', 'homeData.php')).statusCode).toBe(200);
+  });
+
+  it('an ADMIN changes no level, not even of a USER, and nothing changes', async () => {
+    const user = await buildUser(database);
+    const session = await loginAs(app, user);
+    const before = await snapshot();
+    for (const userlevel of ['ADMIN', 'SUPERADMIN'] as const) {
+      const response = await call(adminSession, 'POST', 'updateUser.php', {
+        id: user.id,
+        email: user.email,
+        phone: user.phone,
+        permissions: [],
+        userlevel,
+      });
+      expect(response.statusCode).toBe(403);
+      expect(response.json().message).toBe(USER_MESSAGES.levelRaise);
+    }
+    // Lowering an ADMIN is managing an ADMIN: refused as well.
+    const lower = await call(adminSession, 'POST', 'updateUser.php', {
+      id: admin.id,
+      email: admin.email,
+      phone: admin.phone,
+      permissions: [],
+      userlevel: 'USER',
+    });
+    expect(lower.statusCode).toBe(403);
+    expect(lower.json().message).toBe(USER_MESSAGES.usersOnly);
+    expect(await snapshot()).toEqual(before);
+    expect((await call(session, 'GET', 'homeData.php')).statusCode).toBe(200);
+  });
+
+  it('the last active SUPERADMIN cannot lose that level', async () => {
+    const lone = await openTestDatabase(kind);
+    const loneApp = await buildTestApp(lone);
+    try {
+      const only = await buildUser(lone, { userlevel: 'SUPERADMIN' });
+      const session = await loginAs(loneApp, only);
+      const response = await loneApp.inject({
+        method: 'POST',
+        url: '/api/updateUser.php',
+        headers: { 'x-api-key': session.token },
+        payload: { id: only.id, email: only.email, phone: only.phone, permissions: [], userlevel: 'ADMIN' },
+      });
+      expect(response.statusCode).toBe(403);
+      expect(response.json().message).toBe(USER_MESSAGES.lastSuperadminLevel);
+      const row = await lone.db
+        .selectFrom('users')
+        .select('userlevel')
+        .where('id', '=', only.id)
+        .executeTakeFirst();
+      expect(row?.userlevel).toBe('SUPERADMIN');
+    } finally {
+      await loneApp.close();
+      await lone.close();
+    }
   });
 
   it('disabling a user switches their API keys off, audited with the reason; enabling leaves them off', async () => {

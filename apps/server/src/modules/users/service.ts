@@ -1,12 +1,18 @@
 /**
  * Console users: one path for the CLI, the bootstrap and the User Management calls, with the rules of
  * spec §5 and design.md §5 enforced here (allowed email domain, 10-digit phone, password length, unique
- * email and phone, existing permissions; an ADMIN manages USERs only and raises no level; nobody
- * disables or forces out the last active SUPERADMIN). Every change is audited.
+ * email and phone, existing permissions, none that does nothing for a USER; an ADMIN manages USERs only
+ * and raises no level; nobody disables or forces out the last active SUPERADMIN). A level change ends the
+ * user's sessions. Every change is audited.
  */
 import {
   type ConsoleUser,
+  canManage,
+  grantableToUser,
   isEmail,
+  levelsGivenBy,
+  screenByName,
+  USER_MESSAGES,
   type UserLevel,
   type UserStatus,
   validateEmailDomain,
@@ -20,7 +26,7 @@ import { hashPassword } from '../../lib/secrets';
 import type { Principal } from '../../plugins/auth';
 import { AppError, badRequest, conflict, forbidden, notFound } from '../../plugins/errors';
 import { appendAudit } from '../audit/repository';
-import { endUserSessions } from '../auth/repository';
+import { endUserSessions, SESSION_END } from '../auth/repository';
 import { BATCH_PAUSE_REASONS, pauseBatchesOf } from '../batches/service';
 import { deactivateKeysOf } from '../keys/service';
 import { toConsoleUser } from './mapper';
@@ -54,39 +60,35 @@ export interface UserRules {
   skipDomainCheck?: boolean;
 }
 
-export const USER_MESSAGES = {
-  usersOnly: 'An ADMIN can manage USER accounts only.',
-  levelRaise: 'Only a SUPERADMIN can give the ADMIN or SUPERADMIN level.',
-  lastSuperadmin: 'The last active SUPERADMIN cannot be disabled or logged out.',
-  lastSuperadminLevel: 'The last active SUPERADMIN cannot lose that level.',
-  emailReadOnly: 'The email of a user cannot be changed.',
-  emailTaken: 'A user with this email already exists',
-  phoneTaken: 'A user with this phone number already exists',
-  notFound: 'User not found',
-  statusUpdated: (status: UserStatus) => `User status updated to ${status}`,
-  loggedOut: 'User logged out successfully',
-  loggedOutWithKeys: (keys: number) =>
-    `User logged out successfully; ${keys} API key${keys === 1 ? '' : 's'} deactivated`,
-  invalidEmail: 'Enter a valid email address',
-} as const;
+// The rule and the texts live in the contract (the console reads them too); the key and MFA modules
+// import them from here.
+export { canManage, USER_MESSAGES };
 
 function check(message: string | null): void {
   if (message) throw badRequest(message);
 }
 
-async function resolvePermissionIds(db: Kysely<DB>, wanted: (number | string)[]): Promise<number[]> {
+/**
+ * The ids of the wanted permissions (ids or names), each once. An account of level USER may not be given
+ * one that opens nothing for a USER (userManagement, deviceAction): refused, named by its screen's label.
+ */
+async function resolvePermissionIds(
+  db: Kysely<DB>,
+  wanted: (number | string)[],
+  level: UserLevel,
+): Promise<number[]> {
   const known = await listPermissions(db);
-  const ids = wanted.map((p) => {
-    const found = known.find((k) => k.id === p || k.permission_name === p);
-    if (!found) throw badRequest(`Unknown permission: ${String(p)}`);
-    return found.id;
+  const found = wanted.map((p) => {
+    const permission = known.find((k) => k.id === p || k.permission_name === p);
+    if (!permission) throw badRequest(`Unknown permission: ${String(p)}`);
+    return permission;
   });
-  return [...new Set(ids)];
-}
-
-/** Whether `actor` may act on an account of `targetLevel` (SUPERADMIN: any; ADMIN: USERs only). */
-export function canManage(actor: Pick<Principal, 'userlevel'>, targetLevel: UserLevel): boolean {
-  return actor.userlevel === 'SUPERADMIN' || (actor.userlevel === 'ADMIN' && targetLevel === 'USER');
+  const useless = level === 'USER' ? found.find((p) => !grantableToUser(p.permission_name)) : undefined;
+  if (useless) {
+    const label = screenByName(useless.permission_name)?.label ?? useless.permission_name;
+    throw badRequest(USER_MESSAGES.notForUser(label));
+  }
+  return [...new Set(found.map((p) => p.id))];
 }
 
 function assertCanManage(actor: Principal, target: Pick<UserRow, 'userlevel'>): void {
@@ -94,7 +96,7 @@ function assertCanManage(actor: Principal, target: Pick<UserRow, 'userlevel'>): 
 }
 
 function assertCanGrant(actor: Principal, level: UserLevel): void {
-  if (level !== 'USER' && actor.userlevel !== 'SUPERADMIN') throw forbidden(USER_MESSAGES.levelRaise);
+  if (!levelsGivenBy(actor.userlevel).includes(level)) throw forbidden(USER_MESSAGES.levelRaise);
 }
 
 export async function createUser(db: Kysely<DB>, input: NewUserInput, rules: UserRules): Promise<number> {
@@ -104,7 +106,7 @@ export async function createUser(db: Kysely<DB>, input: NewUserInput, rules: Use
   const phone = input.phone?.trim() || null;
   if (phone !== null || !rules.skipDomainCheck) check(validatePhone(phone ?? ''));
   check(passwordProblem(input.password, rules.passwordMinLength));
-  const ids = await resolvePermissionIds(db, input.permissions);
+  const ids = await resolvePermissionIds(db, input.permissions, input.userlevel);
   const taken = await existsEmailOrPhone(db, email, phone);
   if (taken.email) throw conflict(USER_MESSAGES.emailTaken);
   if (taken.phone) throw conflict(USER_MESSAGES.phoneTaken);
@@ -188,30 +190,38 @@ export async function updateUser(
 ): Promise<void> {
   check(validateEmailDomain(input.email, rules.allowedEmailDomains));
   check(validatePhone(input.phone));
-  const ids = await resolvePermissionIds(db, input.permissions);
   await withTarget(db, { id: input.id }, async (trx, target) => {
     assertCanManage(actor, target);
     if (target.email.toLowerCase() !== input.email.trim().toLowerCase())
       throw badRequest(USER_MESSAGES.emailReadOnly);
     const userlevel = input.userlevel ?? target.userlevel;
-    if (userlevel !== target.userlevel) {
+    const levelChanged = userlevel !== target.userlevel;
+    if (levelChanged) {
       assertCanGrant(actor, userlevel);
       if (target.userlevel === 'SUPERADMIN' && target.userstatus === 'ACTIVE') {
         if ((await countOtherActiveSuperadmins(trx, target.id)) === 0)
           throw forbidden(USER_MESSAGES.lastSuperadminLevel);
       }
     }
+    const ids = await resolvePermissionIds(trx, input.permissions, userlevel);
     const phone = input.phone.trim();
     if (await phoneTakenByOther(trx, phone, target.id)) throw conflict(USER_MESSAGES.phoneTaken);
     await updateUserRow(trx, target.id, { phone, userlevel });
     await setUserPermissions(trx, target.id, ids);
+    // Open sessions carry the old level's screens: the user signs in again with the new one's.
+    const sessionsEnded = levelChanged ? await endUserSessions(trx, target.id, SESSION_END.levelChanged) : 0;
     await appendAudit(trx, {
       actor,
       action: 'user.update',
       target: target.email,
       address,
       result: 'success',
-      details: { phone, userlevel, permissions: ids },
+      details: {
+        phone,
+        userlevel,
+        permissions: ids,
+        ...(levelChanged ? { levelFrom: target.userlevel, sessionsEnded } : {}),
+      },
     });
   });
 }
@@ -231,7 +241,7 @@ export async function setUserStatus(
     const disabling = input.status === 'INACTIVE';
     // Their batches pause with the disable (before their keys go, so the owner's reason is the one shown).
     if (disabling) await pauseBatchesOf(trx, { userId: target.id }, BATCH_PAUSE_REASONS.ownerDisabled, actor);
-    const ended = disabling ? await endUserSessions(trx, target.id, 'disabled') : 0;
+    const ended = disabling ? await endUserSessions(trx, target.id, SESSION_END.disabled) : 0;
     // Enabling the account again leaves its keys off: someone at the recorded level switches each back on.
     const keysDeactivated = disabling
       ? await deactivateKeysOf(trx, target, 'account disabled', { actor, address })
@@ -259,7 +269,7 @@ export async function forceLogout(
       if ((await countOtherActiveSuperadmins(trx, target.id)) === 0)
         throw forbidden(USER_MESSAGES.lastSuperadmin);
     }
-    const sessionsEnded = await endUserSessions(trx, target.id, 'forced logout');
+    const sessionsEnded = await endUserSessions(trx, target.id, SESSION_END.forcedLogout);
     const keysDeactivated = input.deactivateKeys
       ? await deactivateKeysOf(trx, target, 'forced logout', { actor, address })
       : [];
