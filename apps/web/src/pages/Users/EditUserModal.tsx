@@ -1,7 +1,8 @@
 /**
- * Spec §2/§5 Edit User: the email is read-only, phone and permissions change. 'Please fill all required
- * fields.' without a user or email; success is alerted ('User updated successfully'), a failure stays in
- * the modal ('Error saving user. Please try again.' when the server gives no message).
+ * Spec §2/§5 Edit User: the email is read-only, phone and permissions change, and a SUPERADMIN may change
+ * the level (issue 17.8; the user is then signed out). 'Please fill all required fields.' without a user
+ * or email; success is alerted ('User updated successfully'), a failure stays in the modal ('Error saving
+ * user. Please try again.' when the server gives no message).
  */
 import { type ConsoleUser, MESSAGES, type UpdateUserRequest } from '@lendlock/contract';
 import { Modal, Stack, TextInput } from '@mantine/core';
@@ -9,8 +10,7 @@ import { type FormEvent, useState } from 'react';
 import { updateUser } from '../../api/users';
 import { useServices } from '../../app/services';
 import { USER_LABELS } from './labels';
-import { PermissionChecklist } from './PermissionChecklist';
-import { UserFormFooter, useSaveUser } from './userFormParts';
+import { LevelAndPermissions, UserFormFooter, useSaveUser } from './userFormParts';
 import {
   type EditUserDraft,
   editDraftOf,
@@ -40,7 +40,7 @@ function EditUserForm({ user, onDone }: { user: ConsoleUser; onDone: () => void 
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     save(validateEditUser(draft, config), () =>
-      draft.id === null ? null : toUpdateUserRequest({ ...draft, id: draft.id }),
+      draft.id === null ? null : toUpdateUserRequest({ ...draft, id: draft.id }, user.userlevel),
     );
   };
 
@@ -61,9 +61,12 @@ function EditUserForm({ user, onDone }: { user: ConsoleUser; onDone: () => void 
             setDraft((current) => ({ ...current, phone }));
           }}
         />
-        <PermissionChecklist
-          value={draft.permissions}
-          onChange={(permissions) => setDraft((current) => ({ ...current, permissions }))}
+        <LevelAndPermissions
+          level={draft.userlevel}
+          from={user.userlevel}
+          permissions={draft.permissions}
+          onLevel={(userlevel) => setDraft((current) => ({ ...current, userlevel }))}
+          onPermissions={(permissions) => setDraft((current) => ({ ...current, permissions }))}
         />
         <UserFormFooter error={error} pending={pending} submitLabel={USER_LABELS.save} onCancel={onDone} />
       </Stack>

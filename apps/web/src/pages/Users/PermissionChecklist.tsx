@@ -1,10 +1,15 @@
-/** The permission checkboxes of the Add and Edit modals (spec §6: server-defined id and permission_name). */
+/**
+ * The permission checkboxes of the Add and Edit modals (spec §6: server-defined id and permission_name),
+ * for a USER: each named by its screen as the menu names it, without those that open nothing for a USER.
+ * The value sent stays the server's id.
+ */
 import { MESSAGES } from '@lendlock/contract';
 import { Checkbox, Loader, SimpleGrid, Text } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { getPermissions, userQueryKeys } from '../../api/users';
 import { useServices } from '../../app/services';
 import { USER_LABELS } from './labels';
+import { offeredPermissions, permissionLabel } from './userForms';
 
 export function PermissionChecklist({
   value,
@@ -32,8 +37,12 @@ export function PermissionChecklist({
   return (
     <Checkbox.Group label={USER_LABELS.permissions} value={value} onChange={onChange}>
       <SimpleGrid cols={{ base: 1, xs: 2 }} spacing="xs" mt="xs">
-        {permissions.data.map((permission) => (
-          <Checkbox key={permission.id} value={String(permission.id)} label={permission.permission_name} />
+        {offeredPermissions(permissions.data).map((permission) => (
+          <Checkbox
+            key={permission.id}
+            value={String(permission.id)}
+            label={permissionLabel(permission.permission_name)}
+          />
         ))}
       </SimpleGrid>
     </Checkbox.Group>

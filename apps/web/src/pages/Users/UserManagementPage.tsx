@@ -3,10 +3,11 @@
  * /superadmin/userManagement (SUPERADMIN): the users table, the Add User and Edit User modals.
  */
 import { type ConsoleUser, MESSAGES, type Screen } from '@lendlock/contract';
-import { Button, Group, Stack, Text, Title } from '@mantine/core';
+import { Button, Group, Stack, Text } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { getUsers, userQueryKeys } from '../../api/users';
+import { PageTitle } from '../../app/layout/PageTitle';
 import { PageLoader } from '../../app/PageLoader';
 import { useServices } from '../../app/services';
 import { AddUserModal } from './AddUserModal';
@@ -21,7 +22,7 @@ export default function UserManagementPage({ screen }: { screen: Screen }) {
   return (
     <Stack gap="md">
       <Group justify="space-between">
-        <Title order={2}>{screen.title}</Title>
+        <PageTitle screen={screen} />
         <Button onClick={() => setAdding(true)}>{USER_LABELS.addUser}</Button>
       </Group>
       <UserList onEdit={setEditing} />

@@ -2,20 +2,29 @@
  * All User Details (spec §2): email, phone, permissions as a hover list, login status (click → confirm →
  * forced logout, then a second question: also deactivate the user's API keys?), user status icon (click →
  * confirm → enable/disable; disabling also switches the keys off on the server) and Edit. A toggle updates
- * the row at once and then reloads the list; its errors are alerted raw (spec §8).
+ * the row at once and then reloads the list; its errors are alerted raw (spec §8). A row the viewer may
+ * not manage (an ADMIN's view of ADMIN and SUPERADMIN rows) shows its statuses without any control.
  */
-import type { ConsoleUser } from '@lendlock/contract';
+import { type ConsoleUser, canManage } from '@lendlock/contract';
 import { ActionIcon, Badge, Button, Group, HoverCard, List, Table, Text } from '@mantine/core';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { forceLogout, updateUserStatus, userQueryKeys } from '../../api/users';
 import { useServices } from '../../app/services';
+import { useSession } from '../../app/session/useSession';
 import { USER_LABELS } from './labels';
 import { ResetMfaButton } from './ResetMfaButton';
 import { StatusIcon } from './StatusIcon';
-import { nextUserStatus, toggleFailureText, withLoggedOut, withUserStatus } from './userForms';
+import {
+  nextUserStatus,
+  permissionLabel,
+  toggleFailureText,
+  withLoggedOut,
+  withUserStatus,
+} from './userForms';
 
 export function UsersTable({ users, onEdit }: { users: ConsoleUser[]; onEdit: (user: ConsoleUser) => void }) {
   const { api } = useServices();
+  const viewer = useSession();
   const queryClient = useQueryClient();
 
   const updateList = (change: (users: ConsoleUser[]) => ConsoleUser[]) => {
@@ -69,6 +78,8 @@ export function UsersTable({ users, onEdit }: { users: ConsoleUser[]; onEdit: (u
         <Table.Tbody>
           {users.map((user) => {
             const next = nextUserStatus(user.userstatus);
+            // No control the server would refuse: an ADMIN manages USER rows only.
+            const manages = viewer !== null && canManage(viewer, user.userlevel);
             return (
               <Table.Tr key={user.id}>
                 <Table.Td>{user.email}</Table.Td>
@@ -78,7 +89,7 @@ export function UsersTable({ users, onEdit }: { users: ConsoleUser[]; onEdit: (u
                   <PermissionsHoverList user={user} />
                 </Table.Td>
                 <Table.Td>
-                  {user.loginstatus === 'LOGIN' ? (
+                  {user.loginstatus === 'LOGIN' && manages ? (
                     <Button
                       size="compact-xs"
                       variant="light"
@@ -90,37 +101,41 @@ export function UsersTable({ users, onEdit }: { users: ConsoleUser[]; onEdit: (u
                       {user.loginstatus}
                     </Button>
                   ) : (
-                    <Badge variant="light" color="gray">
+                    <Badge variant="light" color={user.loginstatus === 'LOGIN' ? 'green' : 'gray'}>
                       {user.loginstatus}
                     </Badge>
                   )}
                 </Table.Td>
                 <Table.Td>
                   <Group gap={6} wrap="nowrap">
-                    <ActionIcon
-                      variant="light"
-                      color={user.userstatus === 'ACTIVE' ? 'green' : 'red'}
-                      aria-label={USER_LABELS.statusAction(user.email, next)}
-                      loading={statusChange.isPending && statusChange.variables?.id === user.id}
-                      onClick={() => toggleStatus(user)}
-                    >
-                      <StatusIcon status={user.userstatus} />
-                    </ActionIcon>
+                    {manages ? (
+                      <ActionIcon
+                        variant="light"
+                        color={user.userstatus === 'ACTIVE' ? 'green' : 'red'}
+                        aria-label={USER_LABELS.statusAction(user.email, next)}
+                        loading={statusChange.isPending && statusChange.variables?.id === user.id}
+                        onClick={() => toggleStatus(user)}
+                      >
+                        <StatusIcon status={user.userstatus} />
+                      </ActionIcon>
+                    ) : null}
                     <Text size="sm">{user.userstatus}</Text>
                   </Group>
                 </Table.Td>
                 <Table.Td>
-                  <Group gap={6} wrap="nowrap">
-                    <Button
-                      size="compact-xs"
-                      variant="default"
-                      aria-label={USER_LABELS.editAction(user.email)}
-                      onClick={() => onEdit(user)}
-                    >
-                      {USER_LABELS.edit}
-                    </Button>
-                    <ResetMfaButton user={user} />
-                  </Group>
+                  {manages ? (
+                    <Group gap={6} wrap="nowrap">
+                      <Button
+                        size="compact-xs"
+                        variant="default"
+                        aria-label={USER_LABELS.editAction(user.email)}
+                        onClick={() => onEdit(user)}
+                      >
+                        {USER_LABELS.edit}
+                      </Button>
+                      <ResetMfaButton user={user} />
+                    </Group>
+                  ) : null}
                 </Table.Td>
               </Table.Tr>
             );
@@ -137,14 +152,14 @@ function PermissionsHoverList({ user }: { user: ConsoleUser }) {
   return (
     <HoverCard shadow="md" openDelay={100} withinPortal>
       <HoverCard.Target>
-        <Badge variant="light" tabIndex={0}>
+        <Badge component="button" type="button" variant="light">
           {USER_LABELS.permissionCount(names.length)}
         </Badge>
       </HoverCard.Target>
       <HoverCard.Dropdown>
         <List size="sm" aria-label={USER_LABELS.permissionsOf(user.email)}>
           {names.map((name) => (
-            <List.Item key={name}>{name}</List.Item>
+            <List.Item key={name}>{permissionLabel(name)}</List.Item>
           ))}
         </List>
       </HoverCard.Dropdown>

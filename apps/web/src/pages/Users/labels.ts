@@ -1,5 +1,5 @@
 /** Headings, column names, buttons and prompts of User Management that the spec does not word. */
-import type { UserStatus } from '@lendlock/contract';
+import type { UserLevel, UserStatus } from '@lendlock/contract';
 
 export const USER_LABELS = {
   addUser: 'Add User',
@@ -19,6 +19,10 @@ export const USER_LABELS = {
   noPermissions: 'None',
   permissionCount: (count: number) => `${count} permission${count === 1 ? '' : 's'}`,
   permissionsOf: (email: string) => `Permissions of ${email}`,
+  /** In place of the checkboxes for an ADMIN or SUPERADMIN account. */
+  passesEveryPermission: (level: UserLevel) =>
+    `An ${level} passes every permission check: there is nothing to grant.`,
+  levelChangeSignsOut: 'Changing the level signs this user out: they sign in again with the new level.',
   editAction: (email: string) => `Edit ${email}`,
   forceLogoutAction: (email: string) => `Force logout ${email}`,
   statusAction: (email: string, next: UserStatus) => `${next === 'INACTIVE' ? 'Disable' : 'Enable'} ${email}`,

@@ -1,13 +1,57 @@
 /**
  * What the Add User and Edit User forms share: sending the form (its check first; on success the table is
- * refreshed, the modal closes and the server's message is alerted; a failure stays in the modal) and the
- * foot of the form (the error, Cancel and the submit button).
+ * refreshed, the modal closes and the server's message is alerted; a failure stays in the modal), the
+ * level and its permissions, and the foot of the form (the error, Cancel and the submit button).
  */
-import { Button, Group, Text } from '@mantine/core';
+import { levelsGivenBy, type UserLevel } from '@lendlock/contract';
+import { Button, Group, NativeSelect, Text } from '@mantine/core';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { userQueryKeys } from '../../api/users';
+import { useSession } from '../../app/session/useSession';
 import { USER_LABELS } from './labels';
+import { PermissionChecklist } from './PermissionChecklist';
+
+/**
+ * The level, which only a SUPERADMIN chooses (an ADMIN gives USER only, so sees no choice), and the
+ * permissions of a USER; an ADMIN or SUPERADMIN account has none to grant. `from`: the level before the
+ * edit, to say that changing it signs the user out.
+ */
+export function LevelAndPermissions({
+  level,
+  permissions,
+  onLevel,
+  onPermissions,
+  from,
+}: {
+  level: UserLevel;
+  permissions: string[];
+  onLevel: (level: UserLevel) => void;
+  onPermissions: (permissions: string[]) => void;
+  from?: UserLevel;
+}) {
+  const levels = levelsGivenBy(useSession()?.userlevel);
+  return (
+    <>
+      {levels.length > 1 ? (
+        <NativeSelect
+          label={USER_LABELS.level}
+          data={[...levels]}
+          value={level}
+          onChange={(event) => onLevel(event.currentTarget.value as UserLevel)}
+          {...(from !== undefined && level !== from ? { description: USER_LABELS.levelChangeSignsOut } : {})}
+        />
+      ) : null}
+      {level === 'USER' ? (
+        <PermissionChecklist value={permissions} onChange={onPermissions} />
+      ) : (
+        <Text size="sm" c="dimmed">
+          {USER_LABELS.passesEveryPermission(level)}
+        </Text>
+      )}
+    </>
+  );
+}
 
 export function useSaveUser<R>(options: {
   send: (request: R) => Promise<{ message: string }>;

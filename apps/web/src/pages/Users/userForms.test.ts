@@ -1,4 +1,4 @@
-import { type ConsoleUser, MESSAGES } from '@lendlock/contract';
+import { type ConsoleUser, MESSAGES, PERMISSION_NAMES } from '@lendlock/contract';
 import { describe, expect, it } from 'vitest';
 import { ApiError, NetworkError } from '../../api/client';
 import {
@@ -7,6 +7,8 @@ import {
   editDraftOf,
   editUserFailureText,
   nextUserStatus,
+  offeredPermissions,
+  permissionLabel,
   toAddUserRequest,
   toggleFailureText,
   toPermissionIds,
@@ -85,15 +87,15 @@ describe('request mapping', () => {
     expect(toPermissionIds(['3', '1', '3', 'x', '0'])).toEqual([3, 1]);
   });
 
-  it('trims email and phone and keeps the password as typed', () => {
-    expect(
-      toAddUserRequest({
-        email: ' agent@lendlock.in ',
-        phone: ' 9876543210',
-        password: ' pass word ',
-        permissions: ['4', '2'],
-      }),
-    ).toEqual({
+  const typed = {
+    email: ' agent@lendlock.in ',
+    phone: ' 9876543210',
+    password: ' pass word ',
+    permissions: ['4', '2'],
+  };
+
+  it('trims email and phone, keeps the password as typed, and sends a USER as the spec does (no level)', () => {
+    expect(toAddUserRequest({ ...typed, userlevel: 'USER' })).toEqual({
       email: 'agent@lendlock.in',
       phone: '9876543210',
       password: ' pass word ',
@@ -101,15 +103,71 @@ describe('request mapping', () => {
     });
   });
 
-  it('edits start from the row and send id, email, phone and permission ids', () => {
+  it('sends the level a SUPERADMIN chose, and no permissions for ADMIN or SUPERADMIN', () => {
+    for (const userlevel of ['ADMIN', 'SUPERADMIN'] as const) {
+      expect(toAddUserRequest({ ...typed, userlevel })).toEqual({
+        email: 'agent@lendlock.in',
+        phone: '9876543210',
+        password: ' pass word ',
+        permissions: [],
+        userlevel,
+      });
+    }
+  });
+
+  it('edits start from the row and send id, email, phone and permission ids; the level only when changed', () => {
     const draft = editDraftOf(user({ phone: null }));
-    expect(draft).toEqual({ id: 7, email: 'agent@lendlock.com', phone: '', permissions: ['2', '5'] });
-    expect(toUpdateUserRequest({ ...draft, id: 7, phone: '9123456780', permissions: ['5'] })).toEqual({
+    expect(draft).toEqual({
+      id: 7,
+      email: 'agent@lendlock.com',
+      phone: '',
+      permissions: ['2', '5'],
+      userlevel: 'USER',
+    });
+    const edited = { ...draft, id: 7, phone: '9123456780', permissions: ['5'] };
+    expect(toUpdateUserRequest(edited, 'USER')).toEqual({
       id: 7,
       email: 'agent@lendlock.com',
       phone: '9123456780',
       permissions: [5],
     });
+    expect(toUpdateUserRequest({ ...edited, userlevel: 'ADMIN' }, 'USER')).toEqual({
+      id: 7,
+      email: 'agent@lendlock.com',
+      phone: '9123456780',
+      permissions: [],
+      userlevel: 'ADMIN',
+    });
+  });
+
+  it('an edit does not carry a permission that opens nothing for a USER (held from before)', () => {
+    const held = user({
+      permissions: [2, 19, 28],
+      permission_names: ['lockDevice', 'userManagement', 'deviceAction'],
+    });
+    expect(editDraftOf(held).permissions).toEqual(['2']);
+  });
+});
+
+describe('permissions as the screen shows them', () => {
+  const all = PERMISSION_NAMES.map((permission_name, i) => ({ id: i + 1, permission_name }));
+
+  it('names each by its screen as the menu does', () => {
+    expect(permissionLabel('lockDevice')).toBe('Lock Device');
+    expect(permissionLabel('appversion')).toBe('App Version');
+    expect(permissionLabel('keyManagement')).toBe('Key Management');
+    expect(permissionLabel('unknownThing')).toBe('unknownThing');
+  });
+
+  it('offers a USER every permission but User Management and Device Action, and no Set Wallpaper twice', () => {
+    const offered = offeredPermissions(all).map((p) => p.permission_name);
+    expect(offered).not.toContain('userManagement');
+    expect(offered).not.toContain('deviceAction');
+    expect(offered).not.toContain('batch');
+    expect(offered).toContain('setWallpaper');
+    expect(offered).toContain('keyManagement');
+    expect(offered).toHaveLength(PERMISSION_NAMES.length - 2);
+    expect(new Set(offered.map(permissionLabel)).size).toBe(offered.length);
   });
 });
 
