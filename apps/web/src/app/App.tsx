@@ -1,10 +1,10 @@
-import { createTheme, MantineProvider } from '@mantine/core';
+import { MantineProvider } from '@mantine/core';
 import { type QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import type { createBrowserRouter } from 'react-router';
 import { RouterProvider } from 'react-router/dom';
 import { type Services, ServicesProvider } from './services';
-
-const theme = createTheme({ primaryColor: 'blue', defaultRadius: 'sm' });
+import { cssVariablesResolver, theme } from './theme';
+import './a11y.css';
 
 export function App(props: {
   services: Services;
@@ -16,7 +16,11 @@ export function App(props: {
   const { styleNonce } = props;
   return (
     <ServicesProvider services={props.services}>
-      <MantineProvider theme={theme} {...(styleNonce ? { getStyleNonce: () => styleNonce } : {})}>
+      <MantineProvider
+        theme={theme}
+        cssVariablesResolver={cssVariablesResolver}
+        {...(styleNonce ? { getStyleNonce: () => styleNonce } : {})}
+      >
         <QueryClientProvider client={props.queryClient}>
           <RouterProvider router={props.router} />
         </QueryClientProvider>

@@ -1,4 +1,8 @@
-/** The signed-in layout (spec §2): top bar with the product label and clock, red expiry notice, sidebar. */
+/**
+ * The signed-in layout (spec §2): top bar with the product label and clock, red expiry notice, sidebar.
+ * Its first tab stop is 'Skip to main content' (issue 17.11), which moves the focus past the top bar
+ * and the sidebar to the main region.
+ */
 import { MESSAGES } from '@lendlock/contract';
 import { AppShell, Burger, Group, Text } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
@@ -12,6 +16,7 @@ import { useSession } from '../session/useSession';
 import { AccountMenu } from './AccountMenu';
 import { Clock } from './Clock';
 import { Sidebar } from './Sidebar';
+import { MAIN_CONTENT_ID, SkipLink } from './SkipLink';
 
 export default function Shell() {
   const { config } = useServices();
@@ -25,6 +30,7 @@ export default function Shell() {
       navbar={{ width: 250, breakpoint: 'sm', collapsed: { mobile: !opened } }}
       padding="md"
     >
+      <SkipLink />
       <AppShell.Header>
         <Group h="100%" px="md" justify="space-between" wrap="nowrap">
           <Group gap="sm" wrap="nowrap">
@@ -48,7 +54,7 @@ export default function Shell() {
       <AppShell.Navbar p="xs" component="nav" aria-label={LABELS.mainNavigation} data-testid="sidebar">
         <Sidebar level={session.userlevel} onNavigate={close} />
       </AppShell.Navbar>
-      <AppShell.Main>
+      <AppShell.Main id={MAIN_CONTENT_ID} tabIndex={-1} className="skip-target">
         <Text c="red" fw={500} mb="md" role="status" data-testid="expiry-notice">
           {MESSAGES.noticeExpires(formatLocalDateTime(session.expiry))}
         </Text>

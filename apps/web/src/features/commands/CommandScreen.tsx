@@ -7,6 +7,7 @@
 import { type CommandDefinition, commandForScreen, type Screen, type ScreenName } from '@lendlock/contract';
 import { Card, Grid, Stack, Title } from '@mantine/core';
 import { useState } from 'react';
+import { PageTitle } from '../../app/layout/PageTitle';
 import { useSession } from '../../app/session/useSession';
 import { BatchPanel } from '../batch/BatchPanel';
 import { LiveStatus } from './CommandStatus';
@@ -23,7 +24,7 @@ export default function CommandScreen({ screen }: { screen: Screen }) {
 
   return (
     <Stack gap="md">
-      <Title order={2}>{screen.title}</Title>
+      <PageTitle screen={screen} />
       <Grid gap="md">
         {definition.single ? (
           <Grid.Col span={{ base: 12, md: 6 }}>

@@ -1,7 +1,7 @@
 import type { Screen } from '@lendlock/contract';
-import { Title } from '@mantine/core';
+import { PageTitle } from '../../app/layout/PageTitle';
 
 /** Stand-in for a screen whose page is not built yet: its title from the screen table. */
 export default function ScreenTitlePage({ screen }: { screen: Screen }) {
-  return <Title order={2}>{screen.title}</Title>;
+  return <PageTitle screen={screen} />;
 }

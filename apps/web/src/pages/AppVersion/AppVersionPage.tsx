@@ -3,9 +3,10 @@
  * please try again'; no session 'User session not found'; an empty list 'No results found' (spec §8).
  */
 import { MESSAGES, type Screen } from '@lendlock/contract';
-import { Center, Loader, ScrollArea, Stack, Table, Text, Title } from '@mantine/core';
+import { Center, Loader, ScrollArea, Stack, Table, Text } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { deviceKeys, fetchAppVersions } from '../../api/devices';
+import { PageTitle } from '../../app/layout/PageTitle';
 import { useServices } from '../../app/services';
 import { useSession } from '../../app/session/useSession';
 import { DEVICE_LABELS as L } from '../../features/devices/labels';
@@ -13,7 +14,7 @@ import { DEVICE_LABELS as L } from '../../features/devices/labels';
 export default function AppVersionPage({ screen }: { screen: Screen }) {
   return (
     <Stack>
-      <Title order={2}>{screen.title}</Title>
+      <PageTitle screen={screen} />
       <AppVersions />
     </Stack>
   );

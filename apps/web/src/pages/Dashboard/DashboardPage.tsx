@@ -16,10 +16,10 @@ import {
   SimpleGrid,
   Stack,
   Text,
-  Title,
 } from '@mantine/core';
 import { type UseQueryResult, useQuery } from '@tanstack/react-query';
 import { deviceKeys, fetchDashboardCharts, fetchHomeData } from '../../api/devices';
+import { PageTitle } from '../../app/layout/PageTitle';
 import { useServices } from '../../app/services';
 import { statusColor } from '../../components/commandStatus';
 import { BarChart } from './BarChart';
@@ -40,7 +40,7 @@ export default function DashboardPage({ screen }: { screen: Screen }) {
 
   const header = (
     <Group justify="space-between">
-      <Title order={2}>{screen.title}</Title>
+      <PageTitle screen={screen} />
       <Group>
         <Anchor href={`/${SAMPLE_FILES.imei}`} download={SAMPLE_FILES.imei}>
           {L.sampleCsv}
@@ -139,7 +139,12 @@ function Charts({ query }: { query: UseQueryResult<Awaited<ReturnType<typeof fet
                     {s.count}
                   </Text>
                 </Group>
-                <Progress value={(s.count / maxStatus) * 100} color={statusColor(s.status)} size="sm" />
+                <Progress
+                  value={(s.count / maxStatus) * 100}
+                  color={statusColor(s.status)}
+                  size="sm"
+                  aria-label={`${s.status}: ${s.count}`}
+                />
               </div>
             ))}
           </Stack>

@@ -16,6 +16,7 @@ import { Button, Card, Grid, Group, NativeSelect, Stack, Text, TextInput, Title 
 import { useMutation } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { commandFailureText, type DeviceActionResponse, sendDeviceAction } from '../../api/commands';
+import { PageTitle } from '../../app/layout/PageTitle';
 import { useServices } from '../../app/services';
 import { useSession } from '../../app/session/useSession';
 import { CommandStatus } from '../../features/commands/CommandStatus';
@@ -64,7 +65,7 @@ export default function DeviceActionPage({ screen }: { screen: Screen }) {
   const [sent, setSent] = useState<Sent | null>(null);
   return (
     <Stack gap="md">
-      <Title order={2}>{screen.title}</Title>
+      <PageTitle screen={screen} />
       <Grid gap="md">
         <Grid.Col span={{ base: 12, md: 6 }}>
           <SingleDeviceAction onSent={setSent} />

@@ -5,10 +5,11 @@
  * server guards it (design.md §3.4); a refusal says so in the page.
  */
 import type { ApiKey, Screen } from '@lendlock/contract';
-import { Badge, Button, Group, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import { Badge, Button, Group, Stack, Table, Text, TextInput } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { type GeneratedKey, generateKey, keyQueryKeys, updateKeyStatus, viewKeys } from '../../api/keys';
+import { PageTitle } from '../../app/layout/PageTitle';
 import { PageLoader } from '../../app/PageLoader';
 import { useServices } from '../../app/services';
 import { formatLocalDateTime } from '../../lib/datetime';
@@ -26,7 +27,7 @@ import { NewKeyNotice } from './NewKeyNotice';
 export default function KeyManagementPage({ screen }: { screen: Screen }) {
   return (
     <Stack gap="md">
-      <Title order={2}>{screen.title}</Title>
+      <PageTitle screen={screen} />
       <GenerateKeyForm />
       <KeyList />
     </Stack>

@@ -3,7 +3,8 @@
  * known device with its last command, and View Audit per row.
  */
 import type { Screen } from '@lendlock/contract';
-import { Card, Stack, Title } from '@mantine/core';
+import { Card, Stack } from '@mantine/core';
+import { PageTitle } from '../../app/layout/PageTitle';
 import { ImeiCsvUpload } from '../../features/csv/ImeiCsvUpload';
 import { BatchDevices, useDeviceLookup } from '../../features/devices/BatchDevices';
 import { DEVICE_LABELS } from '../../features/devices/labels';
@@ -12,7 +13,7 @@ export default function LastCommandPage({ screen }: { screen: Screen }) {
   const lookup = useDeviceLookup();
   return (
     <Stack>
-      <Title order={2}>{screen.title}</Title>
+      <PageTitle screen={screen} />
       <Card withBorder maw={640}>
         <ImeiCsvUpload
           label={DEVICE_LABELS.uploadImeis}

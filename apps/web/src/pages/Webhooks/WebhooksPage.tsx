@@ -38,6 +38,7 @@ import {
   updateWebhook,
   webhookKeys,
 } from '../../api/webhooks';
+import { PageTitle } from '../../app/layout/PageTitle';
 import { PageLoader } from '../../app/PageLoader';
 import { useServices } from '../../app/services';
 import { OneTimeSecret } from '../../components/OneTimeSecret';
@@ -48,9 +49,7 @@ export default function WebhooksPage({ screen }: { screen: Screen }) {
   const [selected, setSelected] = useState<number | null>(null);
   return (
     <Stack gap="md">
-      <Title order={1} size="h2">
-        {screen.title}
-      </Title>
+      <PageTitle screen={screen} />
       <AddEndpointForm />
       <EndpointList selected={selected} onSelect={setSelected} />
       {selected !== null ? <Deliveries endpointId={selected} /> : null}
