@@ -24,6 +24,7 @@ import {
   uploadFailureText,
 } from '../../api/batches';
 import { commandFailureText } from '../../api/commands';
+import type { UploadProgress } from '../../api/xhrFetch';
 import { useServices } from '../../app/services';
 import { useSession } from '../../app/session/useSession';
 import { CsvUpload } from '../csv/ImeiCsvUpload';
@@ -81,6 +82,8 @@ export function BatchPanel({ definition }: { definition: CommandDefinition }) {
   const [preview, setPreview] = useState<{ file: File; rows: NotifyRow[] } | null>(null);
   const [failure, setFailure] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
+  /** How much of the file being uploaded was sent (issue 17.10). */
+  const [sent, setSent] = useState<UploadProgress | null>(null);
 
   const follow = (batch: BatchProgress) => {
     queryClient.setQueryData(batchKeys.progress(batch.batchId), batch);
@@ -89,8 +92,10 @@ export function BatchPanel({ definition }: { definition: CommandDefinition }) {
   const alertFailure = (error: unknown) => window.alert(commandFailureText(error));
 
   const upload = useMutation({
-    mutationFn: (request: { file: File; level: string | undefined }) =>
-      uploadBatch(api, { script: definition.bulkScript ?? '', user, ...request }),
+    mutationFn: (request: { file: File; level: string | undefined }) => {
+      setSent({ loaded: 0, total: request.file.size });
+      return uploadBatch(api, { script: definition.bulkScript ?? '', user, ...request, onProgress: setSent });
+    },
     onSuccess: (reply) => {
       if (reply.batchId === null) setNotice(reply.message);
       else setChosen(reply.batchId);
@@ -155,6 +160,7 @@ export function BatchPanel({ definition }: { definition: CommandDefinition }) {
       <RunningOverlay
         visible={executing}
         progress={mode === 'running' ? batch : undefined}
+        sent={upload.isPending ? sent : null}
         onPause={() => batch && pause.mutate(batch.batchId)}
         pausing={pause.isPending}
       />

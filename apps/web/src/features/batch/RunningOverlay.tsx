@@ -5,18 +5,23 @@
  */
 import { type BatchProgress, MESSAGES } from '@lendlock/contract';
 import { Button, LoadingOverlay, Progress, Stack, Text } from '@mantine/core';
+import type { UploadProgress as Sent } from '../../api/xhrFetch';
 import { progressPercent } from './batchRules';
 import { BATCH_LABELS } from './labels';
+import { UploadProgress } from './UploadProgress';
 
 export function RunningOverlay({
   visible,
   progress,
+  sent,
   onPause,
   pausing,
 }: {
   visible: boolean;
   /** The batch's progress; undefined while the file uploads. */
   progress: BatchProgress | undefined;
+  /** While the file uploads: how much of it was sent (issue 17.10). */
+  sent: Sent | null;
   onPause: () => void;
   pausing: boolean;
 }) {
@@ -34,14 +39,18 @@ export function RunningOverlay({
             {progress?.batchfilename ? (
               <Text size="sm" c="dimmed">{`${BATCH_LABELS.fileName}: ${progress.batchfilename}`}</Text>
             ) : null}
-            <Progress
-              w="100%"
-              size="lg"
-              value={progress ? progressPercent(progress) : 100}
-              striped={!progress}
-              animated={!progress}
-              aria-label={MESSAGES.executingBatch}
-            />
+            {!progress && sent ? (
+              <UploadProgress sent={sent} />
+            ) : (
+              <Progress
+                w="100%"
+                size="lg"
+                value={progress ? progressPercent(progress) : 100}
+                striped={!progress}
+                animated={!progress}
+                aria-label={MESSAGES.executingBatch}
+              />
+            )}
             {progress ? (
               <>
                 <Text size="sm" data-testid="batch-progress">

@@ -20,6 +20,8 @@ export const BATCH_LABELS = {
   lastImei: 'Last processed IMEI',
   none: 'none yet',
   progress: (processed: number, valid: number) => `${processed} / ${valid} processed`,
+  uploadProgress: 'Upload progress',
+  uploaded: (sent: string, total: string, percent: number) => `${sent} of ${total} sent (${percent}%)`,
   processingTime: 'Processing time',
   total: 'Total',
   valid: 'Valid',
@@ -40,4 +42,15 @@ export const BATCH_LABELS = {
   header: 'My Header',
   notification: 'Notification',
   notProcessed: 'not processed',
+  reason: 'Reason',
+  // The results of a batch, a selection at a time (issue 17.3)
+  show: 'Show',
+  filterAll: 'All rows',
+  filterFound: 'Found',
+  filterNotFound: 'Not found',
+  filterReason: (reason: string) => `Not found: ${reason}`,
+  shownOf: (shown: number, total: number) =>
+    `${shown.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} ${total === 1 ? 'row' : 'rows'} loaded`,
+  noRows: 'No rows to show.',
+  loadingMore: 'Loading more rows…',
 } as const;
