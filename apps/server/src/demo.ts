@@ -12,6 +12,7 @@ import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { importFinanced } from './modules/devices/repository';
 import { rotateDemoSecret } from './modules/enrollment/service';
+import { seedDemoLoans } from './modules/loans/demo';
 import type { Principal } from './plugins/auth';
 
 export interface Demo {
@@ -133,6 +134,14 @@ async function seedHistory(app: FastifyInstance, fleet: Fleet): Promise<void> {
   await commands.drain();
 
   await spreadHistory(app);
+  // Loans and their payments, on the embedded demo only (never on PostgreSQL): modules/loans/demo.ts.
+  if (app.ctx.database.kind === 'pglite' && superadmin)
+    await seedDemoLoans(
+      app.ctx.loans,
+      db,
+      fleet.devices.map((d) => d.imei),
+      superadmin,
+    );
 }
 
 /**

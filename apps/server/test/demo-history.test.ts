@@ -45,6 +45,19 @@ describe('the demo history', () => {
     expect(await database.db.selectFrom('deenrollments').select('id').execute()).not.toHaveLength(0);
   });
 
+  it('gives some devices a loan, with the payments that got it where it is', async () => {
+    const loans = await database.db.selectFrom('loans').select(['id', 'imei']).execute();
+    expect(loans.length).toBeGreaterThanOrEqual(3);
+    const payments = await database.db.selectFrom('loan_payments').select('loan_id').execute();
+    expect(payments.length).toBeGreaterThan(loans.length);
+    const paid = await database.db
+      .selectFrom('loan_instalments')
+      .select('loan_id')
+      .where('paid_at', 'is not', null)
+      .execute();
+    expect(new Set(paid.map((p) => Number(p.loan_id))).size).toBe(loans.length);
+  });
+
   it('is chronological for every device', async () => {
     const registrations = await database.db
       .selectFrom('registrations')

@@ -1,0 +1,423 @@
+/**
+ * Loans and payments (README § Loans and payments): the rules. An ADMIN or SUPERADMIN, or a key acting for
+ * one, imports loans (all or none: a bad loan refuses the import with every bad row, as the spec's batch
+ * screens refuse a file), records payments (once per payment_ref; by the API, a CSV or the console) and sets
+ * a promise to pay; anyone who may open Device Details reads a device's loan. A retailer's user reaches only
+ * the loans of that retailer's devices: another retailer's IMEI or loan is not found, exactly as an unknown
+ * one. Every change is audited.
+ */
+import {
+  type CheckedLoan,
+  type CsvPayment,
+  checkLoanInput,
+  dayInTimeZone,
+  type ImportLoansResponse,
+  type InvalidRow,
+  LOAN_MESSAGES,
+  type LoanInput,
+  type LoanPayment,
+  type LoanView,
+  MAX_INVALID_ROWS,
+  MESSAGES,
+  paidAtProblem,
+  parseAmount,
+  parsePaidAt,
+  promiseProblem,
+  REPORT_TRUNCATION,
+  type RecordPaymentRequest,
+} from '@lendlock/contract';
+import type { Kysely, Transaction } from 'kysely';
+import { inTransaction } from '../../db/transaction';
+import type { DB, PaymentSource } from '../../db/types';
+import type { Principal } from '../../plugins/auth';
+import { AppError, badRequest, conflict, notFound } from '../../plugins/errors';
+import { type AuditValues, appendAudit, appendAuditRows, auditValues } from '../audit/repository';
+import {
+  allocateToInstalments,
+  devicesOfImeis,
+  insertLoans,
+  insertPayment,
+  loanIdOfRef,
+  loanSummaryOfImei,
+  loansByRefs,
+  loanViewById,
+  lockImports,
+  lockLoanByRef,
+  type NewLoan,
+  openLoansOfImeis,
+  type PaymentRow,
+  paymentsByRefs,
+  replaceLoan,
+  setPromise,
+  settleStatus,
+} from './repository';
+
+export interface Caller {
+  actor: Principal;
+  address: string;
+}
+
+/**
+ * A loan to import: checked fields, and where it came from (a CSV line, or its place in a request). The
+ * contract's `CsvLoan` is one.
+ */
+export interface LoanCandidate extends CheckedLoan {
+  line: number;
+  data: string;
+}
+
+export interface LoanServiceOptions {
+  db: Kysely<DB>;
+  /** The zone of "today" when a call names none (REPORT_TIMEZONE). */
+  defaultTimeZone: string;
+}
+
+/** Who wrote a row: the user's email, and the key when one acted for them. */
+function actorLabel(actor: Principal): string {
+  return actor.keyId === undefined ? actor.email : `${actor.email} (key ${actor.keyId})`;
+}
+
+/** A principal sees a device (and its loan) when it has no retailer, or the device is its retailer's. */
+const inScope = (actor: Principal, retailerPhone: string | null) =>
+  actor.retailerPhone === null || actor.retailerPhone === retailerPhone;
+
+/** The refusal of loans or payments: 400 with every bad row (at most the first 1,000, counted beyond). */
+export function refusedRows(message: string, rows: readonly InvalidRow[], count = rows.length): AppError {
+  const sorted = [...rows].sort((a, b) => a.line - b.line);
+  const listed = sorted.slice(0, MAX_INVALID_ROWS);
+  const more = count - listed.length;
+  return new AppError(
+    400,
+    'VALIDATION_FAILED',
+    message,
+    {},
+    {
+      invalid: listed,
+      invalidCount: count,
+      ...(more > 0 ? { more: REPORT_TRUNCATION.moreRows(more) } : {}),
+    },
+  );
+}
+
+function paymentView(row: PaymentRow): LoanPayment {
+  return {
+    paymentRef: row.payment_ref,
+    amountMinor: row.amount_minor,
+    paidAt: row.paid_at.toISOString(),
+    receivedAt: row.received_at.toISOString(),
+    source: row.source,
+    recordedBy: row.recorded_by,
+  };
+}
+
+export interface PaymentInput {
+  paymentRef: string;
+  loanRef: string;
+  amount: string;
+  paidAt: string;
+  currency?: string | undefined;
+}
+
+type PaymentOutcome =
+  | { ok: true; duplicate: boolean; payment: PaymentRow; loanId: number; imei: string }
+  | { ok: false; status: 400 | 404 | 409; message: string };
+
+export class LoanService {
+  constructor(private readonly options: LoanServiceOptions) {}
+
+  /** Today (YYYY-MM-DD) in `timeZone`, else in the server's default zone. */
+  today(timeZone?: string, now: Date = new Date()): { day: string; timeZone: string } {
+    const zone = timeZone && dayInTimeZone(timeZone, now) ? timeZone : this.options.defaultTimeZone;
+    return { day: dayInTimeZone(zone, now) as string, timeZone: zone };
+  }
+
+  /** The loans of a JSON request, checked field by field: the candidates, or a refusal with every bad loan. */
+  checkRequest(loans: readonly LoanInput[]): LoanCandidate[] {
+    const invalid: InvalidRow[] = [];
+    const candidates: LoanCandidate[] = [];
+    const positions = new Map<string, number>();
+    loans.forEach((input, i) => {
+      const checked = checkLoanInput(input);
+      const errors = checked.errors ? [...checked.errors] : [];
+      const ref = input.loanRef.trim();
+      const earlier = positions.get(ref);
+      if (earlier !== undefined) errors.push(LOAN_MESSAGES.loanRepeated(earlier));
+      else positions.set(ref, i + 1);
+      const data = input.loanRef.slice(0, 100);
+      if (errors.length > 0 || !checked.loan)
+        invalid.push({ line: i + 1, error: MESSAGES.notifyIncorrectFields(errors.join(', ')), data });
+      else candidates.push({ ...checked.loan, line: i + 1, data });
+    });
+    if (invalid.length > 0) throw refusedRows(LOAN_MESSAGES.loansIncorrect, invalid);
+    return candidates;
+  }
+
+  /**
+   * Imports loans, all or none, in one transaction under the import lock: each is new (its device has no
+   * open loan), the same as the one imported under its ref (nothing changes), or, with `replace`, a new
+   * schedule for it (its payments applied again). Anything else refuses the whole import with its rows.
+   */
+  async importLoans(
+    { actor, address }: Caller,
+    candidates: readonly LoanCandidate[],
+    options: { replace: boolean; source: 'API' | 'CSV' | 'CONSOLE' },
+  ): Promise<ImportLoansResponse> {
+    return inTransaction(this.options.db, async (trx) => {
+      await lockImports(trx);
+      const devices = await devicesOfImeis(
+        trx,
+        candidates.map((c) => c.imei),
+      );
+      const existing = await loansByRefs(
+        trx,
+        candidates.map((c) => c.loanRef),
+      );
+      const open = await openLoansOfImeis(
+        trx,
+        [...devices.values()].map((d) => d.imei1),
+      );
+      const invalid: InvalidRow[] = [];
+      const created: NewLoan[] = [];
+      const replaced: { id: number; loan: NewLoan }[] = [];
+      let unchanged = 0;
+      /** imei1 → the loan_ref of this import that takes it. */
+      const claimed = new Map<string, string>();
+      for (const candidate of candidates) {
+        const refuse = (error: string) => invalid.push({ line: candidate.line, error, data: candidate.data });
+        const device = devices.get(candidate.imei);
+        if (!device || !inScope(actor, device.retailerPhone)) {
+          refuse(LOAN_MESSAGES.unknownImei);
+          continue;
+        }
+        const loan: NewLoan = { ...candidate, imei1: device.imei1 };
+        const taken = claimed.get(device.imei1);
+        if (taken !== undefined && taken !== candidate.loanRef) {
+          refuse(LOAN_MESSAGES.imeiRepeated(taken));
+          continue;
+        }
+        claimed.set(device.imei1, candidate.loanRef);
+        const stored = existing.get(candidate.loanRef);
+        if (stored) {
+          if (!inScope(actor, stored.retailerPhone)) {
+            refuse(LOAN_MESSAGES.loanRefInUse);
+            continue;
+          }
+          const same =
+            stored.imei === loan.imei1 &&
+            stored.customerName === loan.customerName &&
+            stored.currency.trim() === loan.currency &&
+            stored.instalments.length === loan.instalments.length &&
+            stored.instalments.every(
+              (i, n) =>
+                i.dueDate === loan.instalments[n]?.dueDate &&
+                i.amountMinor === loan.instalments[n]?.amountMinor,
+            );
+          if (same) unchanged++;
+          else if (!options.replace) refuse(LOAN_MESSAGES.scheduleDiffers);
+          else {
+            const other = open.get(loan.imei1);
+            if (other !== undefined && other !== candidate.loanRef)
+              refuse(LOAN_MESSAGES.openLoanExists(other));
+            else replaced.push({ id: stored.id, loan });
+          }
+          continue;
+        }
+        if (device.claimstatus === 'RELEASED') {
+          refuse(LOAN_MESSAGES.deviceReleased);
+          continue;
+        }
+        const other = open.get(loan.imei1);
+        if (other !== undefined) {
+          refuse(LOAN_MESSAGES.openLoanExists(other));
+          continue;
+        }
+        created.push(loan);
+      }
+      if (invalid.length > 0) throw refusedRows(LOAN_MESSAGES.loansIncorrect, invalid);
+      await insertLoans(trx, created, actorLabel(actor));
+      for (const { id, loan } of replaced) await replaceLoan(trx, id, loan);
+      const audit = (loan: NewLoan, result: 'created' | 'replaced'): AuditValues =>
+        auditValues({
+          actor,
+          action: 'loan.import',
+          target: loan.imei1,
+          address,
+          result: 'success',
+          details: {
+            loanRef: loan.loanRef,
+            [result]: true,
+            source: options.source,
+            currency: loan.currency,
+            instalments: loan.instalments.length,
+            totalMinor: loan.instalments.reduce((sum, i) => sum + i.amountMinor, 0),
+          },
+        });
+      await appendAuditRows(trx, [
+        ...created.map((loan) => audit(loan, 'created')),
+        ...replaced.map(({ loan }) => audit(loan, 'replaced')),
+      ]);
+      return {
+        status: 'success' as const,
+        message: LOAN_MESSAGES.imported(created.length, replaced.length, unchanged),
+        created: created.length,
+        replaced: replaced.length,
+        unchanged,
+      };
+    });
+  }
+
+  /**
+   * One payment in the caller's transaction: its loan locked, the payment_ref recorded once (the same
+   * ref with the same loan and amount is the payment recorded before; with anything else, a conflict),
+   * allocated oldest instalment first, the loan PAID once every instalment is. Answers the outcome rather
+   * than throwing, so a CSV can report each row.
+   */
+  private async recordOne(
+    trx: Transaction<DB>,
+    caller: Caller,
+    input: PaymentInput,
+    source: PaymentSource,
+  ): Promise<PaymentOutcome> {
+    // What the request alone shows wrong is answered first (400), whatever the loan.
+    const timeProblem = paidAtProblem(input.paidAt);
+    if (timeProblem) return { ok: false, status: 400, message: timeProblem };
+    const loan = await lockLoanByRef(trx, input.loanRef.trim());
+    if (!loan || !inScope(caller.actor, loan.retailer_phone))
+      return { ok: false, status: 404, message: LOAN_MESSAGES.unknownLoan };
+    const currency = loan.currency.trim();
+    if (input.currency !== undefined && input.currency.trim() !== currency)
+      return {
+        ok: false,
+        status: 400,
+        message: LOAN_MESSAGES.currencyMismatch(input.currency.trim(), currency),
+      };
+    const amount = parseAmount(input.amount, currency);
+    if (!amount.ok) return { ok: false, status: 400, message: amount.message };
+    const paidAt = parsePaidAt(input.paidAt) as Date;
+    const loanId = Number(loan.id);
+    const payment = await insertPayment(trx, {
+      loanId,
+      paymentRef: input.paymentRef.trim(),
+      amountMinor: amount.minor,
+      paidAt,
+      source,
+      recordedBy: actorLabel(caller.actor),
+    });
+    if (!payment) {
+      const recorded = (await paymentsByRefs(trx, [input.paymentRef.trim()])).get(input.paymentRef.trim());
+      if (recorded && recorded.loan_id === loanId && recorded.amount_minor === amount.minor)
+        return { ok: true, duplicate: true, payment: recorded, loanId, imei: loan.imei };
+      return { ok: false, status: 409, message: LOAN_MESSAGES.paymentConflict };
+    }
+    const creditMinor = await allocateToInstalments(trx, loanId, amount.minor, paidAt);
+    const status = await settleStatus(trx, loanId);
+    await appendAudit(trx, {
+      actor: caller.actor,
+      action: 'loan.payment',
+      target: loan.imei,
+      address: caller.address,
+      result: 'success',
+      details: {
+        loanRef: loan.loan_ref,
+        paymentRef: payment.payment_ref,
+        amountMinor: amount.minor,
+        currency,
+        paidAt: paidAt.toISOString(),
+        source,
+        ...(creditMinor > 0 ? { creditMinor } : {}),
+        ...(status === 'PAID' && loan.status !== 'PAID' ? { loanPaid: true } : {}),
+      },
+    });
+    return { ok: true, duplicate: false, payment, loanId, imei: loan.imei };
+  }
+
+  /** A payment by the API or the console's form: recorded once per payment_ref; the loan as it now stands. */
+  async recordPayment(
+    caller: Caller,
+    { timeZone, ...input }: RecordPaymentRequest,
+  ): Promise<{ duplicate: boolean; payment: LoanPayment; loan: LoanView }> {
+    const source: PaymentSource = caller.actor.credential === 'key' ? 'API' : 'CONSOLE';
+    const outcome = await inTransaction(this.options.db, (trx) => this.recordOne(trx, caller, input, source));
+    if (!outcome.ok) {
+      if (outcome.status === 404) throw notFound(outcome.message);
+      if (outcome.status === 409) throw conflict(outcome.message);
+      throw badRequest(outcome.message);
+    }
+    const loan = (await loanViewById(this.options.db, outcome.loanId, this.today(timeZone))) as LoanView;
+    return { duplicate: outcome.duplicate, payment: paymentView(outcome.payment), loan };
+  }
+
+  /**
+   * The payments of a CSV, all or none, in one transaction and in file order, each as `recordPayment`
+   * records one; a row that cannot be recorded refuses the file with every such row (incorrect_data.csv).
+   */
+  async recordPayments(
+    caller: Caller,
+    payments: readonly CsvPayment[],
+  ): Promise<{ recorded: number; duplicates: number }> {
+    return inTransaction(this.options.db, async (trx) => {
+      const invalid: InvalidRow[] = [];
+      let recorded = 0;
+      let duplicates = 0;
+      for (const payment of payments) {
+        const outcome = await this.recordOne(trx, caller, payment, 'CSV');
+        if (!outcome.ok) invalid.push({ line: payment.line, error: outcome.message, data: payment.data });
+        else if (outcome.duplicate) duplicates++;
+        else recorded++;
+      }
+      if (invalid.length > 0) throw refusedRows(LOAN_MESSAGES.paymentsIncorrect, invalid);
+      return { recorded, duplicates };
+    });
+  }
+
+  /** Sets (today to 90 days ahead, on an open loan) or clears a promise to pay. */
+  async setPromise(
+    { actor, address }: Caller,
+    request: { loanRef: string; until: string | null; timeZone?: string | undefined },
+  ): Promise<{ message: string; loan: LoanView }> {
+    const today = this.today(request.timeZone);
+    const loanId = await inTransaction(this.options.db, async (trx) => {
+      const loan = await lockLoanByRef(trx, request.loanRef.trim());
+      if (!loan || !inScope(actor, loan.retailer_phone)) throw notFound(LOAN_MESSAGES.noLoan);
+      if (request.until !== null) {
+        if (loan.status === 'PAID') throw conflict(LOAN_MESSAGES.loanPaid);
+        const problem = promiseProblem(request.until, today.day);
+        if (problem) throw badRequest(problem);
+      }
+      await setPromise(trx, Number(loan.id), request.until);
+      await appendAudit(trx, {
+        actor,
+        action: 'loan.promise',
+        target: loan.imei,
+        address,
+        result: 'success',
+        details: { loanRef: loan.loan_ref, until: request.until, previous: loan.promise },
+      });
+      return Number(loan.id);
+    });
+    const loan = (await loanViewById(this.options.db, loanId, today)) as LoanView;
+    return {
+      message:
+        request.until === null ? LOAN_MESSAGES.promiseCleared : LOAN_MESSAGES.promiseSet(request.until),
+      loan,
+    };
+  }
+
+  /** A device's loan (by either IMEI) or a loan by its ref, as of today in `timeZone`. */
+  async getLoan(
+    actor: Principal,
+    request: { imei?: string | undefined; loanRef?: string | undefined; timeZone?: string | undefined },
+  ): Promise<LoanView> {
+    const at = this.today(request.timeZone);
+    const { db } = this.options;
+    if (request.imei !== undefined) {
+      const loan = await loanSummaryOfImei(db, request.imei, at, actor.retailerPhone);
+      if (!loan) throw notFound(LOAN_MESSAGES.noLoanForImei);
+      return loan;
+    }
+    const id = await loanIdOfRef(db, (request.loanRef ?? '').trim(), actor.retailerPhone);
+    const loan = id === null ? null : await loanViewById(db, id, at);
+    if (!loan) throw notFound(LOAN_MESSAGES.noLoan);
+    return loan;
+  }
+}
