@@ -1,0 +1,95 @@
+/**
+ * Loans and payments (issue 19; README § Loans and payments): `v2/loans/get` (a device's loan, or a loan
+ * by its ref), `v2/loans/upload` (a loans CSV), `v2/payments` (one payment, from the console's form),
+ * `v2/payments/upload` (a payments CSV) and `v2/loans/promise`. Each carries the browser's time zone, so
+ * the loan's summary (next due, days overdue) is for the operator's today.
+ */
+import {
+  type ImportLoansResponse,
+  type InvalidRow,
+  importLoansResponseSchema,
+  type LoanView,
+  loanResponseSchema,
+  loansRefusalSchema,
+  promiseToPayResponseSchema,
+  type RecordPaymentResponse,
+  type RecordPaymentsResponse,
+  recordPaymentResponseSchema,
+  recordPaymentsResponseSchema,
+} from '@lendlock/contract';
+import { type ApiClient, ApiError } from './client';
+import { withTimeZone } from './timeZone';
+
+export const loanKeys = {
+  all: ['loans'] as const,
+  ofImei: (imei: string) => [...loanKeys.all, 'imei', { imei }] as const,
+  ofRef: (loanRef: string) => [...loanKeys.all, 'ref', { loanRef }] as const,
+};
+
+/** A device's loan (its open one, else its latest), or a loan by its ref; null when there is none. */
+export async function fetchLoan(
+  api: ApiClient,
+  which: { imei: string } | { loanRef: string },
+  signal?: AbortSignal,
+): Promise<LoanView | null> {
+  try {
+    const reply = await api.call('v2/loans/get', {
+      body: withTimeZone(which),
+      parse: (body) => loanResponseSchema.parse(body),
+      ...(signal ? { signal } : {}),
+    });
+    return reply.loan;
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 404) return null;
+    throw error;
+  }
+}
+
+/** The rows of a refused loans or payments upload (or JSON), as incorrect_data.csv lists them; else null. */
+export function refusedRows(error: unknown): { invalid: InvalidRow[]; invalidCount: number } | null {
+  if (!(error instanceof ApiError)) return null;
+  const parsed = loansRefusalSchema.safeParse(error.body);
+  return parsed.success ? { invalid: parsed.data.invalid, invalidCount: parsed.data.invalidCount } : null;
+}
+
+export function uploadLoans(api: ApiClient, file: File, replace: boolean): Promise<ImportLoansResponse> {
+  const form = new FormData();
+  form.append('file', file, file.name);
+  form.append('replace', replace ? 'true' : 'false');
+  return api.call('v2/loans/upload', { body: form, parse: (body) => importLoansResponseSchema.parse(body) });
+}
+
+export function uploadPayments(api: ApiClient, file: File): Promise<RecordPaymentsResponse> {
+  const form = new FormData();
+  form.append('file', file, file.name);
+  return api.call('v2/payments/upload', {
+    body: form,
+    parse: (body) => recordPaymentsResponseSchema.parse(body),
+  });
+}
+
+export interface PaymentForm {
+  paymentRef: string;
+  loanRef: string;
+  amount: string;
+  /** YYYY-MM-DD or an ISO date-time with its offset. */
+  paidAt: string;
+}
+
+export function recordPayment(api: ApiClient, payment: PaymentForm): Promise<RecordPaymentResponse> {
+  return api.call('v2/payments', {
+    body: withTimeZone(payment),
+    parse: (body) => recordPaymentResponseSchema.parse(body),
+  });
+}
+
+export async function setPromiseToPay(
+  api: ApiClient,
+  request: { loanRef: string; until: string | null },
+): Promise<{ message: string; loan: LoanView }> {
+  const reply = await api.call('v2/loans/promise', {
+    body: withTimeZone(request),
+    parse: (body) => promiseToPayResponseSchema.parse(body),
+  });
+  return { message: reply.message, loan: reply.loan };
+}
