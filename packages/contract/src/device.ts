@@ -249,7 +249,11 @@ export const COMMAND_STATUSES = [
 export type CommandStatus = (typeof COMMAND_STATUSES)[number];
 export const PENDING_STATUSES: readonly CommandStatus[] = ['QUEUED', 'SENT', 'DELIVERED'];
 
-export const COMMAND_INTERFACES = ['S', 'A', 'B'] as const;
+/**
+ * Where a command came from: S single (console), A an API key, B a batch (or device action ALL), C the
+ * collections engine (an addition to the spec: README deviations); a C command's user is its rule.
+ */
+export const COMMAND_INTERFACES = ['S', 'A', 'B', 'C'] as const;
 export type CommandInterface = (typeof COMMAND_INTERFACES)[number];
 
 // ---- Registration over HTTPS (docs/device-protocol.md §1) ----

@@ -1,0 +1,288 @@
+/**
+ * The collections engine's two workers (README § Collections on autopilot; docs/operations.md):
+ *
+ * - The daily run: once per lender's day, from the end of the quiet hours, one instance at a time (a
+ *   lease on the day's `collection_runs` row, timed by the database's clock; an expired lease lets another
+ *   instance take over). It walks the loans by id in chunks (keyset; the cursor is stored with each
+ *   chunk's commit), each chunk in ONE transaction: plan (plan.ts, the one plan) → actions → commands
+ *   through the one pipeline. A crash resumes after the last committed chunk; a chunk's actions are unique
+ *   per device, day and group, so nothing is sent twice. The kill switch is read in every chunk (and a
+ *   chunk holds it shared: turning it on waits for the chunk, then cancels what it queued).
+ * - The payment watcher: every few seconds, the payments after its durable cursor (and the last minute's,
+ *   for late commits); for their loans, the plan's UNLOCK (arrears cleared on a device collections locked)
+ *   and RELEASE (loan paid) go out at once, at single-command priority, quiet hours or not.
+ *
+ * The clock is injected (`now`): the tests run a month in minutes.
+ */
+import { randomBytes } from 'node:crypto';
+import { addPlanCounts, emptyPlanCounts, lenderClock, type PlanCounts, runMaySend } from '@lendlock/contract';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Kysely } from 'kysely';
+import { PRIORITY_BULK, PRIORITY_SINGLE } from '../../db/priority';
+import { inTransaction } from '../../db/transaction';
+import type { DB } from '../../db/types';
+import { Poller } from '../../lib/poller';
+import { appendAudit } from '../audit/repository';
+import type { CommandService } from '../commands/service';
+import type { EventSink } from '../webhooks/events';
+import { policyInForce, type Taken, takeActions } from './plan';
+import {
+  advancePaymentCursor,
+  advanceRun,
+  chunkUpperBound,
+  ensureRun,
+  findRun,
+  finishRun,
+  holdOverdueInstalments,
+  lockRunIfLeased,
+  paymentsToWatch,
+  planRows,
+  readControl,
+  releaseLease,
+  stopStaleRuns,
+  takeLease,
+} from './repository';
+
+export const RUN_NOTES = {
+  killSwitch: 'stopped by the kill switch',
+  disabled: 'stopped: the policy was switched off',
+  dayEnded: 'the lender’s day ended before the run finished',
+} as const;
+
+export interface EngineOptions {
+  db: Kysely<DB>;
+  commands: CommandService;
+  log: FastifyBaseLogger;
+  events: EventSink;
+  oneShotTtlMs: number;
+  /** The engine's clock (tests inject one). */
+  now?: () => Date;
+  /** Loans per chunk of the daily run. */
+  chunkSize?: number;
+  /** How long a run's lease lasts without a chunk renewing it. */
+  leaseMs?: number;
+  /** How often the daily run is looked at (is it time, is it done). */
+  runCheckMs?: number;
+  /** How often the payment watcher polls. */
+  watchMs?: number;
+  /** This instance's name in the leases. */
+  instanceId?: string;
+  /** Called after each committed chunk (tests: a crash, or the kill switch, between two chunks). */
+  afterChunk?: (chunk: number) => void | Promise<void>;
+}
+
+export const DEFAULT_CHUNK_SIZE = 5_000;
+export const DEFAULT_LEASE_MS = 60_000;
+
+export interface RunOutcome {
+  state: 'DONE' | 'STOPPED' | 'PAUSED' | 'BUSY' | 'NOT_DUE';
+  counts: PlanCounts;
+  chunks: number;
+}
+
+export class CollectionsEngine {
+  readonly instanceId: string;
+  private readonly now: () => Date;
+  private readonly runPoller: Poller;
+  private readonly watchPoller: Poller;
+  private stopped = false;
+
+  constructor(private readonly options: EngineOptions) {
+    this.instanceId = options.instanceId ?? `collections-${randomBytes(6).toString('hex')}`;
+    this.now = options.now ?? (() => new Date());
+    this.runPoller = new Poller(async () => {
+      try {
+        await this.runDaily();
+      } catch (error) {
+        options.log.error({ err: error }, 'collections: daily run failed');
+      }
+    }, options.runCheckMs ?? 30_000);
+    this.watchPoller = new Poller(async () => {
+      try {
+        await this.watchPayments();
+      } catch (error) {
+        options.log.error({ err: error }, 'collections: payment watcher failed');
+      }
+    }, options.watchMs ?? 2_000);
+  }
+
+  start(): void {
+    this.runPoller.start();
+    this.watchPoller.start();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await Promise.all([this.runPoller.stop(), this.watchPoller.stop()]);
+  }
+
+  private recordOptions() {
+    return { ...this.options.commands.recordOptions(true), oneShotTtlMs: this.options.oneShotTtlMs };
+  }
+
+  private afterCommit(taken: Taken): void {
+    if (taken.requests.length > 0) this.options.commands.afterCommit(taken.outcomes, taken.requests);
+  }
+
+  /**
+   * The daily run, if it is due and not done: takes the lease and processes chunks until done, stopped (kill
+   * switch, policy off), paused (quiet hours; the instance stops) or the lease is lost.
+   */
+  async runDaily(): Promise<RunOutcome> {
+    const { db, log } = this.options;
+    const none = (state: RunOutcome['state']): RunOutcome => ({
+      state,
+      counts: emptyPlanCounts(),
+      chunks: 0,
+    });
+    let { version, policy } = await policyInForce(db);
+    const now = this.now();
+    const { date } = lenderClock(policy.timeZone, now);
+    await stopStaleRuns(db, date, RUN_NOTES.dayEnded);
+    const control = await readControl(db);
+    if (!policy.enabled || control.kill_switch || !runMaySend(policy, now)) return none('NOT_DUE');
+    if ((await findRun(db, date))?.state === 'DONE') return none('NOT_DUE');
+    await ensureRun(db, date, version);
+    const leaseMs = this.options.leaseMs ?? DEFAULT_LEASE_MS;
+    const run = await takeLease(db, date, this.instanceId, leaseMs);
+    if (!run) return none('BUSY');
+    log.info({ date, cursor: run.cursor, resumes: run.resumes }, 'collections: daily run');
+    let total = emptyPlanCounts();
+    let chunks = 0;
+    const chunkSize = this.options.chunkSize ?? DEFAULT_CHUNK_SIZE;
+    for (;;) {
+      const at = this.now();
+      if (this.stopped || lenderClock(policy.timeZone, at).date !== date || !runMaySend(policy, at)) {
+        await releaseLease(db, run.id, this.instanceId);
+        return { state: 'PAUSED', counts: total, chunks };
+      }
+      const outcome = await inTransaction(db, async (trx) => {
+        // The kill switch first, shared (always before the run's row, as the kill switch takes them: no
+        // deadlock): turning it on waits for this chunk, then cancels what it queued.
+        if ((await readControl(trx, 'share')).kill_switch) return 'killed' as const;
+        const lease = await lockRunIfLeased(trx, run.id, this.instanceId, leaseMs);
+        if (!lease) return 'lost' as const;
+        ({ version, policy } = await policyInForce(trx));
+        if (!policy.enabled) return 'disabled' as const;
+        const bound = await chunkUpperBound(trx, lease.cursor, chunkSize);
+        if (!bound) return 'done' as const;
+        if (policy.lockAfterDaysOverdue !== null)
+          await holdOverdueInstalments(trx, lease.cursor, bound.upTo, date, policy.lockAfterDaysOverdue);
+        const rows = await planRows(trx, {
+          date,
+          now: at,
+          policy,
+          killSwitch: false,
+          retailerPhone: null,
+          range: { kind: 'ids', after: lease.cursor, upTo: bound.upTo },
+        });
+        const taken = await takeActions(trx, rows, {
+          runId: run.id,
+          date,
+          version,
+          policy,
+          triggerOf: () => 0,
+          priority: PRIORITY_BULK,
+          recordSkips: true,
+          audit: false,
+          record: this.recordOptions(),
+        });
+        await advanceRun(trx, run.id, {
+          cursor: bound.upTo,
+          processed: lease.processed + bound.loans,
+          counts: addPlanCounts(countsOfRun(lease.counts), taken.counts),
+        });
+        return taken;
+      });
+      if (outcome === 'lost') return { state: 'BUSY', counts: total, chunks };
+      if (outcome === 'killed' || outcome === 'disabled') {
+        await finishRun(
+          db,
+          run.id,
+          this.instanceId,
+          'STOPPED',
+          outcome === 'killed' ? RUN_NOTES.killSwitch : RUN_NOTES.disabled,
+        );
+        return { state: 'STOPPED', counts: total, chunks };
+      }
+      if (outcome === 'done') {
+        if (await finishRun(db, run.id, this.instanceId, 'DONE', null)) {
+          const finished = await findRun(db, date);
+          await appendAudit(db, {
+            actor: { label: `collections v${version}` },
+            action: 'collections.run',
+            target: `collections:${date}`,
+            result: 'DONE',
+            details: { date, processed: finished?.processed ?? null, counts: finished?.counts ?? null },
+          });
+        }
+        return { state: 'DONE', counts: total, chunks };
+      }
+      chunks++;
+      total = addPlanCounts(total, outcome.counts);
+      this.afterCommit(outcome);
+      await this.options.afterChunk?.(chunks);
+      // Let requests in between chunks.
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  }
+
+  /**
+   * One pass of the payment watcher: unlocks and releases for the loans of new payments. Nothing while
+   * the kill switch is on or the policy off (the cursor waits: the payments are looked at once resumed).
+   */
+  async watchPayments(): Promise<number> {
+    const { db } = this.options;
+    const control = await readControl(db);
+    const { version, policy } = await policyInForce(db);
+    if (control.kill_switch || !policy.enabled) return 0;
+    const payments = await paymentsToWatch(db, control.payment_cursor, 500);
+    if (payments.length === 0) return 0;
+    const latest = new Map<number, number>();
+    for (const p of payments) latest.set(p.loan_id, Math.max(latest.get(p.loan_id) ?? 0, p.id));
+    const maxId = Math.max(...payments.map((p) => p.id));
+    const now = this.now();
+    const { date } = lenderClock(policy.timeZone, now);
+    const taken = await inTransaction(db, async (trx) => {
+      if ((await readControl(trx, 'share')).kill_switch) return null;
+      const rows = await planRows(trx, {
+        date,
+        now,
+        policy,
+        killSwitch: false,
+        retailerPhone: null,
+        range: { kind: 'loans', loanIds: [...latest.keys()] },
+      });
+      const result = await takeActions(
+        trx,
+        rows.filter((r) => r.kind === 'UNLOCK' || r.kind === 'RELEASE'),
+        {
+          runId: null,
+          date,
+          version,
+          policy,
+          triggerOf: (row) => latest.get(Number(row.loan_id)) ?? 0,
+          priority: PRIORITY_SINGLE,
+          recordSkips: false,
+          audit: true,
+          record: this.recordOptions(),
+        },
+      );
+      await advancePaymentCursor(trx, maxId);
+      return result;
+    });
+    if (!taken) return 0;
+    this.afterCommit(taken);
+    return taken.requests.length;
+  }
+}
+
+/** A run's stored counts (jsonb) as counts. */
+export function countsOfRun(stored: unknown): PlanCounts {
+  const counts = stored as Partial<PlanCounts> | null;
+  return addPlanCounts(emptyPlanCounts(), {
+    ...emptyPlanCounts(),
+    ...(counts ?? {}),
+    skipped: { ...emptyPlanCounts().skipped, ...(counts?.skipped ?? {}) },
+  });
+}
