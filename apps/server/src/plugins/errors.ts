@@ -104,7 +104,14 @@ export function frameworkErrors(error: FastifyError, request: FastifyRequest, re
   const out: Reply =
     error.code === 'FST_ERR_BAD_URL'
       ? { statusCode: 400, code: 'VALIDATION_FAILED', message: BAD_URL_MESSAGE }
-      : classify(error);
+      : // A path parameter longer than the router takes (100 characters) names no call: as for a GET.
+        error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+        ? {
+            statusCode: 404,
+            code: 'NOT_FOUND',
+            message: `No such call: ${request.method} ${request.url.split('?')[0]}`,
+          }
+        : classify(error);
   request.log.info({ code: out.code, statusCode: out.statusCode }, out.message);
   void reply.status(out.statusCode).send({ status: 'error', code: out.code, message: out.message });
 }
