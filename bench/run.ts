@@ -1,12 +1,15 @@
 /**
  * `npm run bench`: every benchmark once, one table, and docs/performance.md rewritten with the date and
  * the machine. `npm run bench -- batch commands` runs only those (the document is then not rewritten).
- * Benchmarks: batch (1, both stacks), commands (2 and 5), scale (3 and 4), console (6), release (issue 9).
+ * Benchmarks: batch (1, both stacks), results (issue 17.3), commands (2 and 5), scale (3 and 4), console (6), release (issue 9),
+ * collections (issue 19).
  */
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { auditSearchBenchmark } from './audit-search';
 import { batchBenchmark } from './batch';
+import { batchResultsBenchmark } from './batch-results';
+import { collectionsBenchmark } from './collections';
 import { commandBenchmarks } from './commands';
 import { consoleBenchmark } from './console';
 import { consoleScreensBenchmark } from './console-ui';
@@ -59,6 +62,11 @@ const BENCHMARKS: Record<string, (log: Log, lines: string[]) => Promise<Figure[]
     ...(await quietly(log, lines, (l) => batchBenchmark('embedded', l))),
     ...(await quietly(log, lines, (l) => batchBenchmark('postgres', l))),
   ],
+  // Issue 17.3: the first page of a 200,000-row batch's results, on both stacks.
+  results: async (log, lines) => [
+    ...(await quietly(log, lines, (l) => batchResultsBenchmark('embedded', l))),
+    ...(await quietly(log, lines, (l) => batchResultsBenchmark('postgres', l))),
+  ],
   commands: (log, lines) => quietly(log, lines, commandBenchmarks),
   scale: async (log, lines) => {
     const database = await loadScaleDatabase((line) => {
@@ -86,6 +94,8 @@ const BENCHMARKS: Record<string, (log: Log, lines: string[]) => Promise<Figure[]
   // Issue 20.6: the demo server's memory over 30 minutes; run only when named (`npm run bench -- soak`),
   // and once (not again on a busy machine: it measures memory, not speed).
   soak: (log) => soakBenchmark(log),
+  // Issue 19.4: the collections daily run over 1,000,000 loans on PostgreSQL.
+  collections: (log, lines) => quietly(log, lines, collectionsBenchmark),
 };
 
 /** Benchmarks the default run leaves out (they take half an hour). */

@@ -123,6 +123,13 @@ throughput is measured over the same seconds. \`BENCH_RELEASE_FLEET=online\` als
 200,000 devices online (a multiplexed fleet), so that their commands and acknowledgements share the
 broker, the publish queue and the device inbox with the releases.
 
+For issue 19.4 (\`bench/collections.ts\`): the collections daily run over 1,000,000 loans of 12 monthly
+instalments (12,000,000 rows, 1 loan in 11 behind by up to 40 days) on 1,000,000 enrolled devices,
+offline (their commands stay QUEUED), bulk-loaded in PostgreSQL. The policy's first day (Pre 3 days
+before, Due, Post every 3 days, lock after 5 days overdue), so every loan past the grace period is locked
+at once: the heaviest day. The engine's own code runs in the benchmark process, chunk by chunk through
+the one command pipeline, from the run's start to DONE.
+
 Every server runs as its own process, as \`npm start\` runs it (\`node\` with \`config.node_options\` of
 \`apps/server/package.json\` and \`apps/server/dist/main.js\`, \`LOG_LEVEL=warn\`,
 default settings otherwise), so the clients and simulated devices never share its event loop. The
@@ -133,7 +140,7 @@ const HOW = `## How to run
 
 \`\`\`
 npm run bench                      # every benchmark, the table, and this file rewritten
-npm run bench -- batch commands    # only some (batch, commands, scale, console, release); this file is kept
+npm run bench -- batch commands    # only some (batch, commands, scale, console, release, collections); this file is kept
 npm run build && node --import tsx bench/batch.ts postgres   # one on its own (bench/README.md)
 \`\`\`
 
