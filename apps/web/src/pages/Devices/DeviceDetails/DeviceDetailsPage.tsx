@@ -1,20 +1,23 @@
 /**
  * Spec §2 Device Details: a single IMEI search that fires at exactly 15 characters and clears the results
  * otherwise, and a batch CSV upload (spec §5 rules) looked up in lists; both show the device table with
- * View Audit. A single device also shows its current state, its pending commands and its identity (device
- * key and re-registration requests).
+ * View Audit. A single device also shows its current state, its pending commands, its identity (device
+ * key and re-registration requests) and its loan (features/loans/LoanPanel.tsx).
  */
 import { MESSAGES, type Screen } from '@lendlock/contract';
 import { Card, Center, Grid, Loader, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { deviceKeys, fetchDeviceDetails } from '../../../api/devices';
+import { PageTitle } from '../../../app/layout/PageTitle';
 import { useServices } from '../../../app/services';
+import { DeviceHoldPanel } from '../../../features/collections/DeviceHoldPanel';
 import { ImeiCsvUpload } from '../../../features/csv/ImeiCsvUpload';
 import { BatchDevices, useDeviceLookup } from '../../../features/devices/BatchDevices';
 import { DeviceTable } from '../../../features/devices/DeviceTable';
 import { needsImeiHint, searchableImei } from '../../../features/devices/imeiSearch';
 import { DEVICE_LABELS as L } from '../../../features/devices/labels';
+import { LoanPanel } from '../../../features/loans/LoanPanel';
 import { DeviceIdentityPanel } from './DeviceIdentityPanel';
 import { DeviceStatePanel } from './DeviceStatePanel';
 import { PendingCommandsPanel } from './PendingCommandsPanel';
@@ -29,7 +32,7 @@ export default function DeviceDetailsPage({ screen }: { screen: Screen }) {
 
   return (
     <Stack>
-      <Title order={2}>{screen.title}</Title>
+      <PageTitle screen={screen} />
       <Grid>
         <Grid.Col span={{ base: 12, md: 6 }}>
           <Card withBorder h="100%">
@@ -97,6 +100,8 @@ function SingleDevice({ imei }: { imei: string }) {
           <DeviceIdentityPanel imei={device.imei1} />
         </Grid.Col>
       </Grid>
+      <LoanPanel imei={device.imei1} />
+      <DeviceHoldPanel imei={device.imei1} />
     </Stack>
   );
 }

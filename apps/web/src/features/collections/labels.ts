@@ -1,0 +1,34 @@
+/**
+ * What the Collections screen and Device Details share (issue 19; not screens of the spec): the texts of
+ * a per-device hold, and the failure text of a collections call. The server's own messages
+ * (`COLLECTIONS_MESSAGES`) come from the contract through the calls' answers.
+ */
+import { MESSAGES } from '@lendlock/contract';
+import { ApiError, NetworkError } from '../../api/client';
+
+export const HOLD_LABELS = {
+  title: 'Collections hold',
+  held: 'Held',
+  notHeld: 'Not held',
+  notHeldText: 'Collections may send this device reminders, a lock, an unlock or a release.',
+  heldText: 'Collections send this device nothing until the hold is removed.',
+  reason: 'Reason',
+  heldBy: 'Held By',
+  heldAt: 'Held At',
+  imei: 'IMEI',
+  retailer: 'Retailer',
+  action: 'Action',
+  hold: 'Hold device',
+  remove: 'Remove hold',
+  removeOf: (imei: string) => `Remove the hold of ${imei}`,
+  confirmRemove: (imei: string) =>
+    `Remove the hold of ${imei}? Collections may then send it reminders, a lock or a release again.`,
+  cancel: 'Cancel',
+} as const;
+
+/** A collections call failed: the server's message, 'Please try after sometime.' offline. */
+export function collectionsFailureText(error: unknown): string {
+  if (error instanceof ApiError && error.serverMessage) return error.serverMessage;
+  if (error instanceof NetworkError) return MESSAGES.tryAfterSometimeDot;
+  return MESSAGES.cannotFetch;
+}

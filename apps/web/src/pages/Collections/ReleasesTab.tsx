@@ -1,0 +1,165 @@
+/**
+ * Release approvals: the releases collections queued at a loan's last instalment while the policy says
+ * "after an operator approves"; Approve sends the RELEASE through the one command pipeline, Reject keeps
+ * the device in the lender's control. Each asks for a confirmation first. Decided ones are listed too.
+ */
+import { Badge, Button, Group, NativeSelect, Stack, Table, Text, Title } from '@mantine/core';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import {
+  collectionKeys,
+  decideRelease,
+  fetchPolicy,
+  listReleases,
+  type ReleaseState,
+} from '../../api/collections';
+import { PageLoader } from '../../app/PageLoader';
+import { useServices } from '../../app/services';
+import { collectionsFailureText } from '../../features/collections/labels';
+import { formatLocalDateTime } from '../../lib/datetime';
+import { COLLECTIONS_LABELS as L } from './labels';
+
+const STATE_OPTIONS = (Object.keys(L.states) as ReleaseState[]).map((value) => ({
+  value,
+  label: L.states[value],
+}));
+const STATE_COLOURS = { AWAITING_APPROVAL: 'yellow.9', APPROVED: 'green.9', REJECTED: 'gray.8' } as const;
+
+export function ReleasesTab() {
+  const { api } = useServices();
+  const queryClient = useQueryClient();
+  const [state, setState] = useState<ReleaseState>('AWAITING_APPROVAL');
+  const [message, setMessage] = useState<{ text: string; error: boolean } | null>(null);
+  const policy = useQuery({
+    queryKey: collectionKeys.policy(),
+    queryFn: ({ signal }) => fetchPolicy(api, signal),
+  });
+  const releases = useQuery({
+    queryKey: collectionKeys.releases(state),
+    queryFn: ({ signal }) => listReleases(api, state, signal),
+    refetchInterval: 30_000,
+  });
+  const decide = useMutation({
+    mutationFn: (request: { id: number; decision: 'approve' | 'reject' }) => decideRelease(api, request),
+    onSuccess: (reply) => {
+      setMessage({ text: reply.message, error: false });
+      void queryClient.invalidateQueries({ queryKey: collectionKeys.all });
+    },
+    onError: (failure) => setMessage({ text: collectionsFailureText(failure), error: true }),
+  });
+
+  const mode = policy.data?.policy.release;
+  return (
+    <Stack gap="sm">
+      <Group justify="space-between" align="flex-end">
+        <Title order={2} size="h3">
+          {L.releasesTitle}
+        </Title>
+        <NativeSelect
+          label={L.state}
+          data={STATE_OPTIONS}
+          value={state}
+          onChange={(event) => setState(event.currentTarget.value as ReleaseState)}
+          w={220}
+        />
+      </Group>
+      {mode ? (
+        <Text size="sm" data-testid="release-mode">
+          {L.releaseMode(L.releaseOptions[mode].toLowerCase())}
+          {mode === 'APPROVAL' ? '' : ` ${L.releaseModeNote}`}
+        </Text>
+      ) : null}
+      {message ? (
+        <Text c={message.error ? 'red.8' : undefined} fw={700} role={message.error ? 'alert' : 'status'}>
+          {message.text}
+        </Text>
+      ) : null}
+      {releases.isPending ? (
+        <PageLoader />
+      ) : releases.isError ? (
+        <Text c="red.8" role="alert">
+          {collectionsFailureText(releases.error)}
+        </Text>
+      ) : releases.data.length === 0 ? (
+        <Text size="sm">{L.noReleases}</Text>
+      ) : (
+        <Table.ScrollContainer minWidth={820}>
+          <Table striped verticalSpacing="xs" aria-label={L.releasesTitle} data-testid="release-queue">
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>{L.imei}</Table.Th>
+                <Table.Th>{L.customer}</Table.Th>
+                <Table.Th>{L.loan}</Table.Th>
+                <Table.Th>{L.retailer}</Table.Th>
+                <Table.Th>{L.paidAt}</Table.Th>
+                <Table.Th>{L.queuedAt}</Table.Th>
+                <Table.Th>{L.state}</Table.Th>
+                <Table.Th>{L.action}</Table.Th>
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {releases.data.map((release) => (
+                <Table.Tr key={release.id}>
+                  <Table.Td>{release.imei}</Table.Td>
+                  <Table.Td>{release.customerName}</Table.Td>
+                  <Table.Td>{release.loanRef}</Table.Td>
+                  <Table.Td>{release.retailerPhone ?? '—'}</Table.Td>
+                  <Table.Td>{release.paidAt ? formatLocalDateTime(release.paidAt) : '—'}</Table.Td>
+                  <Table.Td>{formatLocalDateTime(release.queuedAt)}</Table.Td>
+                  <Table.Td>
+                    <Badge variant="outline" color={STATE_COLOURS[release.state]}>
+                      {L.states[release.state]}
+                    </Badge>
+                  </Table.Td>
+                  <Table.Td>
+                    {release.state === 'AWAITING_APPROVAL' ? (
+                      <Group gap="xs" wrap="nowrap">
+                        <Button
+                          size="xs"
+                          color="green.9"
+                          aria-label={L.approveOf(release.imei)}
+                          loading={
+                            decide.isPending &&
+                            decide.variables?.id === release.id &&
+                            decide.variables.decision === 'approve'
+                          }
+                          onClick={() => {
+                            if (window.confirm(L.confirmApprove(release.imei, release.customerName)))
+                              decide.mutate({ id: release.id, decision: 'approve' });
+                          }}
+                        >
+                          {L.approve}
+                        </Button>
+                        <Button
+                          size="xs"
+                          variant="default"
+                          aria-label={L.rejectOf(release.imei)}
+                          loading={
+                            decide.isPending &&
+                            decide.variables?.id === release.id &&
+                            decide.variables.decision === 'reject'
+                          }
+                          onClick={() => {
+                            if (window.confirm(L.confirmReject(release.imei, release.customerName)))
+                              decide.mutate({ id: release.id, decision: 'reject' });
+                          }}
+                        >
+                          {L.reject}
+                        </Button>
+                      </Group>
+                    ) : (
+                      <Text size="sm">
+                        {release.decidedBy ?? '—'}
+                        {release.decidedAt ? ` ${formatLocalDateTime(release.decidedAt)}` : ''}
+                      </Text>
+                    )}
+                  </Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </Table.ScrollContainer>
+      )}
+    </Stack>
+  );
+}

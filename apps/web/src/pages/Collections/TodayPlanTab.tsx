@@ -1,0 +1,106 @@
+/**
+ * Today's Plan: the kill switch first, then what the saved policy does today in the lender's zone (counts
+ * per action, reasons not taken, the devices with a filter by action) and the recent daily runs.
+ */
+import { Badge, Stack, Table, Text, Title } from '@mantine/core';
+import { useQuery } from '@tanstack/react-query';
+import { collectionKeys, fetchPolicy, listRuns } from '../../api/collections';
+import { PageLoader } from '../../app/PageLoader';
+import { useServices } from '../../app/services';
+import { collectionsFailureText } from '../../features/collections/labels';
+import { formatLocalDateTime } from '../../lib/datetime';
+import { KillSwitchCard } from './KillSwitchCard';
+import { COLLECTIONS_LABELS as L } from './labels';
+import { PlanView } from './PlanView';
+import { actionsToSend } from './planView';
+
+export function TodayPlanTab() {
+  const { api } = useServices();
+  const policy = useQuery({
+    queryKey: collectionKeys.policy(),
+    queryFn: ({ signal }) => fetchPolicy(api, signal),
+  });
+  return (
+    <Stack gap="lg">
+      <KillSwitchCard />
+      {policy.isPending ? (
+        <PageLoader />
+      ) : policy.isError ? (
+        <Text c="red.8" role="alert">
+          {collectionsFailureText(policy.error)}
+        </Text>
+      ) : (
+        <PlanView
+          date={null}
+          policy={null}
+          policyEnabled={policy.data.policy.enabled}
+          testId="today-plan"
+          level={2}
+        />
+      )}
+      <Runs />
+    </Stack>
+  );
+}
+
+const RUN_COLOURS = { RUNNING: 'yellow.9', DONE: 'green.9', STOPPED: 'red.8' } as const;
+
+function Runs() {
+  const { api } = useServices();
+  const runs = useQuery({
+    queryKey: collectionKeys.runs(),
+    queryFn: ({ signal }) => listRuns(api, signal),
+    refetchInterval: 30_000,
+  });
+  return (
+    <Stack gap="xs">
+      <Title order={2} size="h4">
+        {L.runs}
+      </Title>
+      {runs.isPending ? (
+        <PageLoader />
+      ) : runs.isError ? (
+        <Text c="red.8" role="alert">
+          {collectionsFailureText(runs.error)}
+        </Text>
+      ) : runs.data.length === 0 ? (
+        <Text size="sm">{L.noRuns}</Text>
+      ) : (
+        <Table.ScrollContainer minWidth={720}>
+          <Table striped verticalSpacing="xs" aria-label={L.runs} data-testid="collection-runs">
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>{L.runDate}</Table.Th>
+                <Table.Th>{L.state}</Table.Th>
+                <Table.Th>{L.versionCol}</Table.Th>
+                <Table.Th>{L.startedAt}</Table.Th>
+                <Table.Th>{L.finishedAt}</Table.Th>
+                <Table.Th ta="right">{L.processed}</Table.Th>
+                <Table.Th ta="right">{L.actionsSent}</Table.Th>
+                <Table.Th ta="right">{L.resumes}</Table.Th>
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {runs.data.map((run) => (
+                <Table.Tr key={run.id}>
+                  <Table.Td>{run.runDate}</Table.Td>
+                  <Table.Td>
+                    <Badge variant="outline" color={RUN_COLOURS[run.state]}>
+                      {run.state}
+                    </Badge>
+                  </Table.Td>
+                  <Table.Td>{run.version}</Table.Td>
+                  <Table.Td>{formatLocalDateTime(run.startedAt)}</Table.Td>
+                  <Table.Td>{run.finishedAt ? formatLocalDateTime(run.finishedAt) : '—'}</Table.Td>
+                  <Table.Td ta="right">{run.processed}</Table.Td>
+                  <Table.Td ta="right">{actionsToSend(run.counts)}</Table.Td>
+                  <Table.Td ta="right">{run.resumes}</Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </Table.ScrollContainer>
+      )}
+    </Stack>
+  );
+}
