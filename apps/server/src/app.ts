@@ -22,6 +22,9 @@ import { authRoutes } from './modules/auth/routes';
 import type { AuthSettings } from './modules/auth/service';
 import { batchRoutes } from './modules/batches/routes';
 import { BatchService } from './modules/batches/service';
+import { CollectionsEngine } from './modules/collections/engine';
+import { collectionsRoutes } from './modules/collections/routes';
+import { CollectionsService } from './modules/collections/service';
 import { commandRoutes } from './modules/commands/routes';
 import { CommandService } from './modules/commands/service';
 import { defaultAttestationRootsPath, loadAttestationRoots } from './modules/devices/attestation';
@@ -30,6 +33,8 @@ import { deviceRoutes } from './modules/devices/routes';
 import { enrollmentRoutes } from './modules/enrollment/routes';
 import { healthRoutes } from './modules/health/routes';
 import { keyRoutes } from './modules/keys/routes';
+import { loanRoutes } from './modules/loans/routes';
+import { LoanService } from './modules/loans/service';
 import { MailOutbox } from './modules/mail/outbox';
 import { mfaRoutes } from './modules/mfa/routes';
 import { passwordRoutes } from './modules/password/routes';
@@ -68,10 +73,15 @@ export interface AppContext {
   provisionDevice: ProvisionBroker;
   readonly commands: CommandService;
   readonly batches: BatchService;
+  /** Collections on autopilot: the API's side, and the daily run and payment watcher (modules/collections). */
+  readonly collections: CollectionsService;
+  readonly collectionsEngine: CollectionsEngine;
   /** Webhook endpoints (modules/webhooks/service.ts). */
   readonly webhooks: WebhookService;
   /** Webhook events: written with what caused them, sent with retries by every instance. */
   readonly webhookDelivery: WebhookDelivery;
+  /** Loans and payments (modules/loans/service.ts). */
+  readonly loans: LoanService;
   /** What devices are told to connect to. */
   deviceMqttUrl: string;
 }
@@ -187,8 +197,11 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     mail: undefined as unknown as MailOutbox,
     commands: undefined as unknown as CommandService,
     batches: undefined as unknown as BatchService,
+    collections: undefined as unknown as CollectionsService,
+    collectionsEngine: undefined as unknown as CollectionsEngine,
     webhooks: undefined as unknown as WebhookService,
     webhookDelivery: undefined as unknown as WebhookDelivery,
+    loans: new LoanService({ db: database.db, defaultTimeZone: config.reportTimeZone }),
     deviceMqttUrl: '',
   };
 
@@ -241,6 +254,23 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     events: webhookDelivery,
   });
   Object.assign(ctx, { commands, batches });
+  const collections = new CollectionsService({
+    db: database.db,
+    commands,
+    events: webhookDelivery,
+    oneShotTtlMs: config.commandTtlMs,
+    now: () => new Date(),
+  });
+  const collectionsEngine = new CollectionsEngine({
+    db: database.db,
+    commands,
+    log: app.log,
+    events: webhookDelivery,
+    oneShotTtlMs: config.commandTtlMs,
+    watchMs: config.collectionsWatchMs,
+    runCheckMs: config.collectionsRunCheckMs,
+  });
+  Object.assign(ctx, { collections, collectionsEngine });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
 
@@ -293,6 +323,8 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   await app.register(reportRoutes(ctx));
   await app.register(auditRoutes(ctx));
   await app.register(webhookRoutes(ctx));
+  await app.register(collectionsRoutes(ctx));
+  await app.register(loanRoutes(ctx));
   app.addHook('onClose', async () => ctx.mailer.close());
 
   if (options.deviceChannel !== false) {
@@ -305,6 +337,11 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     // Batch workers run beside the device channel; on close they stop before it does.
     app.addHook('onReady', async () => batches.start());
     app.addHook('preClose', async () => batches.stop());
+    // The collections daily run and payment watcher, beside the batch workers (COLLECTIONS_WORKERS).
+    if (config.collectionsWorkers) {
+      app.addHook('onReady', async () => collectionsEngine.start());
+      app.addHook('preClose', async () => collectionsEngine.stop());
+    }
     // Uploaded files past UPLOAD_RETENTION are deleted by a sweep on every instance (its own DATA_DIR).
     let uploadSweeps: { stop(): Promise<void> } | null = null;
     app.addHook('onReady', async () => {

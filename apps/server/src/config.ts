@@ -5,7 +5,7 @@
 import { isIPv4 } from 'node:net';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { USER_LEVELS, type UserLevel } from '@lendlock/contract';
+import { isTimeZone, USER_LEVELS, type UserLevel } from '@lendlock/contract';
 import { z } from 'zod';
 import { parseDuration } from './lib/duration';
 
@@ -186,17 +186,15 @@ const envSchema = z.object({
   KEY_RATE_LIMIT: int('KEY_RATE_LIMIT', 1, 1_000_000).default(600),
   REPORT_TIMEZONE: z
     .string()
-    .refine((tz) => {
-      try {
-        new Intl.DateTimeFormat('en', { timeZone: tz });
-        return true;
-      } catch {
-        return false;
-      }
-    }, 'REPORT_TIMEZONE must be an IANA time zone such as Asia/Kolkata or UTC')
+    .refine(isTimeZone, 'REPORT_TIMEZONE must be an IANA time zone such as Asia/Kolkata or UTC')
     .default('UTC'),
   BATCH_MAX_ROWS: int('BATCH_MAX_ROWS', 1, 10_000_000).default(1_000_000),
   BATCH_WORKERS: int('BATCH_WORKERS', 1, 32).default(2),
+  COLLECTIONS_WORKERS: z
+    .enum(['on', 'off'], { error: 'COLLECTIONS_WORKERS must be on or off' })
+    .default('on'),
+  COLLECTIONS_WATCH_INTERVAL: duration('COLLECTIONS_WATCH_INTERVAL').default(2_000),
+  COLLECTIONS_RUN_CHECK_INTERVAL: duration('COLLECTIONS_RUN_CHECK_INTERVAL').default(30_000),
 });
 
 export type Config = {
@@ -277,6 +275,10 @@ export type Config = {
   /** Serve Swagger UI and the OpenAPI document at /docs. */
   apiDocs: boolean;
   batchWorkers: number;
+  /** The collections daily run and payment watcher run on this instance (modules/collections/engine.ts). */
+  collectionsWorkers: boolean;
+  collectionsWatchMs: number;
+  collectionsRunCheckMs: number;
 };
 
 export class ConfigError extends Error {
@@ -382,6 +384,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     metricsToken: e.METRICS_TOKEN,
     apiDocs: e.API_DOCS === 'on',
     batchWorkers: e.BATCH_WORKERS,
+    collectionsWorkers: e.COLLECTIONS_WORKERS === 'on',
+    collectionsWatchMs: e.COLLECTIONS_WATCH_INTERVAL,
+    collectionsRunCheckMs: e.COLLECTIONS_RUN_CHECK_INTERVAL,
   };
 }
 

@@ -134,6 +134,9 @@ describe.each(databaseKinds())('the authorization matrix on %s', (kind) => {
       'user_mfa',
       'mfa_recovery_codes',
       'mfa_challenges',
+      'loans',
+      'loan_instalments',
+      'loan_payments',
     ];
     return fingerprintOf(database.db, tables);
   };

@@ -430,8 +430,16 @@ describe.each(databaseKinds())('retailer scope on every /api/v2/ call on %s', (k
       expect(response.statusCode, path).toBeLessThanOrEqual(404);
       expect(response.body, path).not.toContain(theirs);
     }
+    const exported = await call(rUser.token, 'GET', `/api/v2/batch/export?batchId=${theirBatch}`);
+    expect([403, 404]).toContain(exported.statusCode);
+    expect(exported.body).not.toContain(theirs);
     const current = await call(rUser.token, 'POST', '/api/v2/batch/current', { statusOf: 'lockfiles' });
     expect(current.json()).toEqual({ status: 'success', batch: null });
+    // The Batches screen lists none of another user's batches, at any level of the retailer's users.
+    for (const session of [rUser, rAdmin, rSuper]) {
+      const listed = await call(session.token, 'POST', '/api/v2/batches', {});
+      expect(listed.json()).toEqual({ status: 'success', items: [], next: null });
+    }
     expect(await state()).toBe(before);
   });
 
@@ -492,6 +500,8 @@ describe.each(databaseKinds())('retailer scope on every /api/v2/ call on %s', (k
       'POST /api/v2/batch/pause',
       'POST /api/v2/batch/resume',
       'POST /api/v2/batch/cancel',
+      'GET /api/v2/batch/export',
+      'POST /api/v2/batches',
       'GET /api/v2/reports/export',
       'GET /api/v2/uploads/:feature/:file',
       'POST /api/v2/audit/search',
@@ -505,6 +515,29 @@ describe.each(databaseKinds())('retailer scope on every /api/v2/ call on %s', (k
       'POST /api/v2/webhooks/delete',
       'POST /api/v2/webhooks/deliveries',
       'POST /api/v2/webhooks/replay',
+      // test/loans.test.ts: another retailer's IMEI or loan is not found, exactly as an unknown one.
+      'POST /api/v2/loans',
+      'POST /api/v2/loans/upload',
+      'POST /api/v2/loans/get',
+      'POST /api/v2/loans/promise',
+      'POST /api/v2/payments',
+      'POST /api/v2/payments/upload',
+      // test/collections-api.test.ts: a retailer's user plans, holds and sees releases of its devices only;
+      // another retailer's device is not found. The policy, kill switch and runs are the lender's, no device's.
+      'GET /api/v2/collections/policy',
+      'PUT /api/v2/collections/policy',
+      'GET /api/v2/collections/policy/versions',
+      'POST /api/v2/collections/plan',
+      'POST /api/v2/collections/plan/export',
+      'GET /api/v2/collections/kill-switch',
+      'PUT /api/v2/collections/kill-switch',
+      'GET /api/v2/collections/holds',
+      'PUT /api/v2/collections/holds/:imei',
+      'DELETE /api/v2/collections/holds/:imei',
+      'GET /api/v2/collections/releases',
+      'POST /api/v2/collections/releases/:id/approve',
+      'POST /api/v2/collections/releases/:id/reject',
+      'GET /api/v2/collections/runs',
     ]);
     /** Calls about no device: enrollment secrets (the lender's admission of agents), the caller's own MFA. */
     const noDeviceData = /^(GET|POST) \/api\/v2\/(enrollmentSecrets|mfa)\b/;

@@ -8,13 +8,17 @@ import type { UserLevel } from './roles';
  * How the console guards a screen (spec §6):
  * - `signedIn`: any signed-in user (Home, Logout; keyManagement, which the spec leaves unguarded and
  *   the server guards, see design.md §3.4);
- * - `permission`: ADMIN and SUPERADMIN pass, others need the permission named after the screen,
- *   otherwise the unauthorised page;
- * - `admin`: userlevel ADMIN, otherwise /login (userManagement under `/`);
- * - `superadminOnly`: exists only under `/superadmin/` (deviceAction).
- * Every screen under `/superadmin/` additionally needs userlevel SUPERADMIN, otherwise /login.
+ * - `permission`: ADMIN and SUPERADMIN pass, others need the screen's `grant` (the permission named
+ *   after the screen, or the one it shares), otherwise the unauthorised page;
+ * - `admin`: userlevel ADMIN (userManagement under `/`);
+ * - `superadminOnly`: exists only under `/superadmin/` (deviceAction);
+ * - `anyBatch`: ADMIN and SUPERADMIN pass, others need the permission of any screen that runs a batch
+ *   (`BATCH_SCREENS`), otherwise the unauthorised page (Batches, not a screen of the spec).
+ * Every screen under `/superadmin/` additionally needs userlevel SUPERADMIN. Where spec §6 sends a
+ * signed-in user who fails `admin` or the SUPERADMIN check to /login, the console shows the unauthorised
+ * page instead: /login ends the session, and a guard never signs anyone out (issue 17.8).
  */
-export type ScreenGuard = 'signedIn' | 'permission' | 'admin' | 'superadminOnly';
+export type ScreenGuard = 'signedIn' | 'permission' | 'admin' | 'superadminOnly' | 'anyBatch';
 
 export interface Screen {
   /** Route name, also the permission name where the screen has one. */
@@ -24,8 +28,16 @@ export interface Screen {
   /** Page title. */
   readonly title: string;
   readonly guard: ScreenGuard;
-  /** Seeded as a permission (every screen of spec §2 except home and logout). */
+  /**
+   * Seeded as a permission (every screen of spec §2 except home and logout; batch shares
+   * setWallpaper's).
+   */
   readonly permission: boolean;
+  /**
+   * The permission that opens the screen for a USER: its own name, or the screen whose grant it shares
+   * (batch, the Set Wallpaper batch route, opens with setWallpaper: one screen, one grant).
+   */
+  readonly grant: string;
 }
 
 const s = (
@@ -34,7 +46,8 @@ const s = (
   title: string,
   guard: ScreenGuard = 'permission',
   permission = name !== 'home' && name !== 'logout',
-): Screen => ({ name, label, title, guard, permission });
+  grant = name,
+): Screen => ({ name, label, title, guard, permission, grant });
 
 export const SCREENS = [
   s('home', 'Dashboard', 'Dashboard', 'signedIn'),
@@ -58,7 +71,8 @@ export const SCREENS = [
   s('userManagement', 'User Management', 'All User Details', 'admin'),
   s('reports', 'Reports', 'Reports / Bulk Upload History Details'),
   s('gradeDisableApp', 'Graded Disable App', 'Graded Disable App: Single / Batch Upload'),
-  s('batch', 'Set Wallpaper Batch', 'IMEI Set Wallpaper: Batch Upload'),
+  // The spec's second Set Wallpaper route: the same screen, opened by the same grant (migration 0026).
+  s('batch', 'Set Wallpaper Batch', 'IMEI Set Wallpaper: Batch Upload', 'permission', false, 'setWallpaper'),
   s('appversion', 'App Version', 'Device Version Detail'),
   s('lastCommand', 'Last Command', 'Last Command Reports'),
   s('formattedDevice', 'Formatted Device', 'De-enroll formatted device'),
@@ -69,6 +83,13 @@ export const SCREENS = [
   s('auditLog', 'Audit Log', 'Audit Log', 'superadminOnly', false),
   // Not a screen of the spec: webhook endpoints and their deliveries, for ADMIN and SUPERADMIN.
   s('webhooks', 'Webhooks', 'Webhooks', 'admin', false),
+  // Not a screen of the spec: every batch the user may see, and its results (issue 17.3).
+  s('batches', 'Batches', 'Batches', 'anyBatch', false),
+  // Not a screen of the spec: collections on autopilot (issue 19), for ADMIN and SUPERADMIN.
+  s('collections', 'Collections', 'Collections', 'admin', false),
+  // Not a screen of the spec: loans and payments (issue 19), for ADMIN and SUPERADMIN; a USER with
+  // deviceDetails sees a device's loan on Device Details.
+  s('loans', 'Loans', 'Loans and Payments', 'admin', false),
   s('logout', 'Logout', 'Logout', 'signedIn'),
 ] as const satisfies readonly Screen[];
 
@@ -80,15 +101,29 @@ export function screenByName(name: string): Screen | undefined {
   return byName.get(name);
 }
 
-/** The permission list seeded by a migration: one per screen name other than home and logout. */
+/**
+ * The permission list seeded by a migration: one per screen name other than home and logout (batch
+ * shares setWallpaper's).
+ */
 export const PERMISSION_NAMES: readonly string[] = SCREENS.filter((screen) => screen.permission).map(
   (screen) => screen.name,
 );
 
 /**
+ * Whether a USER may be given a permission: it must open something for a USER. userManagement (ADMIN
+ * only) and deviceAction (SUPERADMIN only) do nothing for one, so the console does not offer them and
+ * the server refuses them (ADMIN and SUPERADMIN pass every permission check anyway).
+ */
+export function grantableToUser(permissionName: string): boolean {
+  const screen = byName.get(permissionName);
+  return screen?.permission === true && screen.guard !== 'admin' && screen.guard !== 'superadminOnly';
+}
+
+/**
  * The left sidebar per role, in order (spec §2). Lock, unlock, block and unblock sit beside Release
  * Device, and Revoke Credit beside Enable Credit; SUPERADMIN has no Enable Credit entry but gains
- * Device Action and Last Command, and always sees User Management.
+ * Device Action and Last Command, and always sees User Management. Key Management (which the spec's
+ * sidebar leaves out) shows for those who may use it: ADMIN, SUPERADMIN, or a USER holding its permission.
  */
 const SIDEBAR_USER: readonly ScreenName[] = [
   'home',
@@ -113,9 +148,13 @@ const SIDEBAR_USER: readonly ScreenName[] = [
   'revokeCredit',
   'userManagement',
   'reports',
+  'batches',
   'appversion',
   'auditReport',
   'webhooks',
+  'collections',
+  'loans',
+  'keyManagement',
   'logout',
 ];
 
@@ -143,10 +182,14 @@ const SIDEBAR_SUPERADMIN: readonly ScreenName[] = [
   'lastCommand',
   'userManagement',
   'reports',
+  'batches',
   'appversion',
   'auditReport',
   'auditLog',
   'webhooks',
+  'collections',
+  'loans',
+  'keyManagement',
   'logout',
 ];
 
@@ -158,14 +201,24 @@ export function screenPath(name: ScreenName, superadmin: boolean): string {
   return name === 'home' ? base || '/' : `${base}/${name}`;
 }
 
-/** Sidebar entries (paths) for a signed-in user level. */
-export function sidebarFor(level: UserLevel | string | undefined): { name: ScreenName; path: string }[] {
+/**
+ * Sidebar entries (paths) for a signed-in user level and the permission names the session holds (they
+ * decide only whether a USER sees Key Management).
+ */
+export function sidebarFor(
+  level: UserLevel | string | undefined,
+  permissions: readonly string[] = [],
+): { name: ScreenName; path: string }[] {
   if (level === 'SUPERADMIN') {
     return SIDEBAR_SUPERADMIN.map((name) => ({ name, path: screenPath(name, true) }));
   }
-  return SIDEBAR_USER.filter(
-    (name) => (name !== 'userManagement' && name !== 'webhooks') || level === 'ADMIN',
-  ).map((name) => ({
+  const shown = (name: ScreenName) => {
+    if (name === 'userManagement' || name === 'webhooks' || name === 'collections' || name === 'loans')
+      return level === 'ADMIN';
+    if (name === 'keyManagement') return level === 'ADMIN' || permissions.includes('keyManagement');
+    return true;
+  };
+  return SIDEBAR_USER.filter(shown).map((name) => ({
     name,
     path: screenPath(name, false),
   }));

@@ -107,6 +107,32 @@ export const ROUTE_POLICIES: Readonly<Record<string, Access>> = {
   'POST /api/v2/webhooks/delete': admin(),
   'POST /api/v2/webhooks/deliveries': admin(),
   'POST /api/v2/webhooks/replay': admin(),
+  // Collections on autopilot (modules/collections): ADMIN and SUPERADMIN, in the console or with a key. The
+  // service decides the rest: only a SUPERADMIN saves the policy or turns the kill switch off; a retailer's
+  // user turns no kill switch and sees and holds only that retailer's devices
+  'GET /api/v2/collections/policy': admin(),
+  'PUT /api/v2/collections/policy': admin(),
+  'GET /api/v2/collections/policy/versions': admin(),
+  'POST /api/v2/collections/plan': admin(),
+  'POST /api/v2/collections/plan/export': admin(),
+  'GET /api/v2/collections/kill-switch': admin(),
+  'PUT /api/v2/collections/kill-switch': admin(),
+  'GET /api/v2/collections/holds': admin(),
+  'PUT /api/v2/collections/holds/:imei': admin(),
+  'DELETE /api/v2/collections/holds/:imei': admin(),
+  'GET /api/v2/collections/releases': admin(),
+  'POST /api/v2/collections/releases/:id/approve': admin(),
+  'POST /api/v2/collections/releases/:id/reject': admin(),
+  'GET /api/v2/collections/runs': admin(),
+  // Loans and payments (modules/loans): ADMIN and SUPERADMIN import and record, in the console or with a
+  // key; whoever may open Device Details reads a device's loan. A retailer's user reaches only that
+  // retailer's devices' loans (checked in the service).
+  'POST /api/v2/loans': admin(),
+  'POST /api/v2/loans/upload': admin(),
+  'POST /api/v2/loans/get': permission('deviceDetails'),
+  'POST /api/v2/loans/promise': admin(),
+  'POST /api/v2/payments': admin(),
+  'POST /api/v2/payments/upload': admin(),
   'GET /api/homeData.php': signedIn(),
   'GET /api/v2/dashboard': signedIn(),
   'POST /api/devicedetails.php': permission('deviceDetails'),
@@ -155,6 +181,9 @@ export const ROUTE_POLICIES: Readonly<Record<string, Access>> = {
   'POST /api/v2/batch/pause': signedIn(),
   'POST /api/v2/batch/resume': signedIn(),
   'POST /api/v2/batch/cancel': signedIn(),
+  'GET /api/v2/batch/export': signedIn(),
+  // The Batches screen: only the batches the caller may read (batches/service.ts, BatchService.list)
+  'POST /api/v2/batches': signedIn(),
   // Reports and history (spec §7 downloadReports.php; design.md §3.5 streamed exports)
   'POST /api/downloadReports.php': permission('reports'),
   'GET /api/v2/reports/export': permission('reports'),

@@ -408,6 +408,116 @@ export interface DeviceCountsTable {
   deenrolled: number;
 }
 
+/** 0022: a lender's loan on one device (README § Loans and payments); amounts in the currency's minor unit. */
+export type LoanStatus = 'OPEN' | 'PAID';
+export type PaymentSource = 'API' | 'CSV' | 'CONSOLE';
+
+export interface LoansTable {
+  id: Generated<number>;
+  loan_ref: string;
+  /** The device's imei1 (devices.imei1): retailer scoping follows the device. */
+  imei: string;
+  customer_name: string;
+  currency: string;
+  status: ColumnType<LoanStatus, LoanStatus | undefined, LoanStatus>;
+  /** A day (read as text, YYYY-MM-DD: pg would make a local-midnight Date of it). */
+  promise_to_pay_until: ColumnType<string | null, string | null | undefined, string | null>;
+  created_at: CreatedAt;
+  created_by: string | null;
+}
+
+export interface LoanInstalmentsTable {
+  loan_id: number;
+  seq: number;
+  /** A day, YYYY-MM-DD (select it as text). */
+  due_date: ColumnType<string, string, string>;
+  amount_minor: number;
+  paid_minor: WithDefault<number>;
+  paid_at: Date | null;
+}
+
+export interface LoanPaymentsTable {
+  id: Generated<number>;
+  loan_id: number;
+  payment_ref: string;
+  amount_minor: number;
+  paid_at: ColumnType<Date, Date | string, Date | string>;
+  received_at: ColumnType<Date, Date | string | undefined, never>;
+  source: PaymentSource | null;
+  recorded_by: string | null;
+}
+
+/** 0023: collections on autopilot (modules/collections). */
+export interface CollectionPoliciesTable {
+  version: number;
+  policy: ColumnType<unknown, string, string>;
+  created_by: string;
+  created_by_user_id: number | null;
+  created_at: CreatedAt;
+}
+
+export interface CollectionControlTable {
+  id: Generated<boolean>;
+  kill_switch: WithDefault<boolean>;
+  kill_reason: string | null;
+  kill_changed_by: string | null;
+  kill_changed_at: Date | null;
+  payment_cursor: WithDefault<number>;
+}
+
+export interface CollectionHoldsTable {
+  imei1: string;
+  reason: string;
+  held_by: string;
+  held_by_user_id: number | null;
+  held_at: ColumnType<Date, Date | string | undefined, Date | string>;
+}
+
+export type CollectionRunState = 'RUNNING' | 'DONE' | 'STOPPED';
+
+export interface CollectionRunsTable {
+  id: Generated<number>;
+  /** A day, YYYY-MM-DD (select it as text). */
+  run_date: ColumnType<string, string, string>;
+  version: number;
+  state: WithDefault<CollectionRunState>;
+  lease_owner: string | null;
+  lease_until: Date | null;
+  cursor: WithDefault<number>;
+  processed: WithDefault<number>;
+  counts: ColumnType<unknown, string | undefined, string>;
+  resumes: WithDefault<number>;
+  note: string | null;
+  started_at: CreatedAt;
+  finished_at: Date | null;
+}
+
+export type CollectionActionState = 'ISSUED' | 'REFUSED' | 'SKIPPED' | 'AWAITING_APPROVAL' | 'REJECTED';
+
+export interface CollectionActionsTable {
+  id: Generated<number>;
+  run_id: number | null;
+  loan_id: number;
+  imei1: string;
+  kind: string;
+  grp: ColumnType<string, never, never>;
+  action_date: ColumnType<string, string, string>;
+  trigger_payment_id: WithDefault<number>;
+  version: number;
+  rule: string;
+  state: CollectionActionState;
+  skip_reason: string | null;
+  note: string | null;
+  due_date: ColumnType<string | null, string | null | undefined, string | null>;
+  amount_minor: number | null;
+  command_id: number | null;
+  transaction_id: string | null;
+  created_at: CreatedAt;
+  decided_by: string | null;
+  decided_by_user_id: number | null;
+  decided_at: Date | null;
+}
+
 export interface DB {
   users: UsersTable;
   permissions: PermissionsTable;
@@ -441,6 +551,14 @@ export interface DB {
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_offline_notices: WebhookOfflineNoticesTable;
+  loans: LoansTable;
+  loan_instalments: LoanInstalmentsTable;
+  loan_payments: LoanPaymentsTable;
+  collection_policies: CollectionPoliciesTable;
+  collection_control: CollectionControlTable;
+  collection_holds: CollectionHoldsTable;
+  collection_runs: CollectionRunsTable;
+  collection_actions: CollectionActionsTable;
 }
 
 export type UserRow = Selectable<UsersTable>;

@@ -13,7 +13,9 @@ import {
   type CommandDefinition,
   CSV_MIME_TYPES,
   IMEI_CSV_HEADERS,
+  LOANS_CSV_HEADERS,
   NOTIFY_CSV_HEADERS,
+  PAYMENTS_CSV_HEADERS,
 } from '@lendlock/contract';
 
 export type Tag =
@@ -32,7 +34,9 @@ export type Tag =
   | 'Batches'
   | 'Reports'
   | 'Audit log'
-  | 'Webhooks';
+  | 'Webhooks'
+  | 'Loans'
+  | 'Collections';
 
 export const TAGS: Readonly<Record<Tag, string>> = {
   Health: 'Liveness and readiness, for load balancers and orchestrators.',
@@ -48,10 +52,14 @@ export const TAGS: Readonly<Record<Tag, string>> = {
   'Financed IMEIs': 'The financed-IMEI list that decides a device’s Match_Status.',
   Commands: 'Single commands to one device and their live status.',
   'Bulk uploads': 'A CSV of IMEIs (multipart/form-data) that starts a server-side batch.',
-  Batches: 'The progress, results and control of a running batch.',
+  Batches: 'The batches a user may see, and their progress, results, downloads and control.',
   Reports: 'Reports, their streamed xlsx exports and the uploaded files they link to.',
   'Audit log': 'Every security-relevant action (SUPERADMIN).',
   Webhooks: 'Signed event deliveries to the integrator’s own endpoints.',
+  Loans:
+    'Loan schedules and payments: imported and recorded by the lender’s loan system or in the console, read on Device Details.',
+  Collections:
+    'Collections on autopilot: the lender’s policy and its versions, the plan of a day (dry run), the kill switch, holds, release approvals and the daily runs.',
 };
 
 /** A file answer: its media type and what it holds. */
@@ -397,7 +405,30 @@ export const OPERATIONS: Readonly<Record<string, Operation>> = {
     operationId: 'batchResults',
     summary: 'A batch’s rows and their outcomes',
     tag: 'Batches',
+    description:
+      'A page of the processed rows after S.No. `offset` (keyset paging: pass the last S.No. of the previous ' +
+      'page), all of them or only the found or not found ones (`filter`), or the not found ones of one ' +
+      '`reason`. A not found row says why in `note`: not registered, released or de-enrolled.',
     errors: [404],
+  },
+  'GET /api/v2/batch/export': {
+    operationId: 'exportBatchResults',
+    summary: 'Download a batch’s results as CSV',
+    tag: 'Batches',
+    description:
+      'The selection of `/api/v2/batch/results`, whole, as the console’s results file: imei_data.csv ' +
+      '(S.No., IMEI, Status, Reason), or for a Notify batch the uploaded file’s name with its columns and ' +
+      'the Reason. Streamed; `X-Total-Rows` gives the number of rows.',
+    errors: [404],
+    file: { mediaType: CSV, description: 'The results, UTF-8 with a byte order mark, CRLF line ends.' },
+  },
+  'POST /api/v2/batches': {
+    operationId: 'listBatches',
+    summary: 'The batches the caller may see, newest first',
+    tag: 'Batches',
+    description:
+      'The caller’s own batches and those of lower levels (not for a retailer’s user), of the commands ' +
+      'whose screen the caller holds; a page of `limit`, then the next with `before` set to `next`.',
   },
   'POST /api/v2/batch/pause': {
     operationId: 'pauseBatch',
@@ -490,11 +521,169 @@ export const OPERATIONS: Readonly<Record<string, Operation>> = {
     tag: 'Webhooks',
     errors: [404],
   },
+  // Loans and payments
+  'POST /api/v2/loans': {
+    operationId: 'importLoans',
+    summary: 'Import loan schedules',
+    tag: 'Loans',
+    description:
+      'All or none: a loan that cannot be imported (a bad field, an unknown IMEI, a device with another open ' +
+      'loan, a loan_ref imported with another schedule and no `replace`) refuses the request with every such ' +
+      'loan in `invalid` (its position in `loans` as `line`). A loan_ref imported before with the same ' +
+      'schedule changes nothing; with `replace`, a different schedule replaces it and its payments are ' +
+      'applied again.',
+  },
+  'POST /api/v2/loans/upload': {
+    operationId: 'uploadLoans',
+    summary: 'Import the loans of a CSV',
+    tag: 'Loans',
+    description:
+      'One row per instalment. The whole file is checked first, then the loans as `POST /api/v2/loans` ' +
+      'does: any bad row refuses it (400 with the rows in `invalid`, as incorrect_data.csv lists them) and ' +
+      'nothing is imported.',
+    multipart: {
+      file: `The CSV, columns ${LOANS_CSV_HEADERS.join(', ')} (a header row first; at most BATCH_MAX_ROWS rows).`,
+      fileTypes: CSV_MIME_TYPES,
+      fields: {
+        replace: {
+          description: 'Replace the schedule of a loan_ref imported before with the file’s.',
+          enum: ['true', 'false'],
+        },
+      },
+    },
+  },
+  'POST /api/v2/loans/get': {
+    operationId: 'getLoan',
+    summary: 'A device’s loan (by IMEI) or a loan by its ref, with its summary',
+    tag: 'Loans',
+    description:
+      'By IMEI: the device’s open loan, else its latest. The summary (next due, days overdue, arrears, ' +
+      'instalments paid and unpaid, last payment) is for today in `timeZone`.',
+    errors: [404],
+  },
+  'POST /api/v2/loans/promise': {
+    operationId: 'setPromiseToPay',
+    summary: 'Set or clear a loan’s promise-to-pay date',
+    tag: 'Loans',
+    description: 'No automated lock up to and including that day (today to 90 days ahead); `null` clears it.',
+    errors: [404, 409],
+  },
+  'POST /api/v2/payments': {
+    operationId: 'recordPayment',
+    summary: 'Record a payment (idempotent by paymentRef)',
+    tag: 'Loans',
+    description:
+      'Paid into the oldest unpaid instalment first; beyond the whole balance it is kept as credit. The same ' +
+      '`paymentRef` sent again with the same loan and amount answers the payment recorded first ' +
+      '(`duplicate: true`) and changes nothing; with another loan or amount, 409.',
+    errors: [404, 409],
+  },
+  'POST /api/v2/payments/upload': {
+    operationId: 'uploadPayments',
+    summary: 'Record the payments of a CSV',
+    tag: 'Loans',
+    description:
+      'All or none, each as `POST /api/v2/payments` records one: a row that cannot be recorded refuses the ' +
+      'file (400 with the rows in `invalid`); payments recorded before under the same ref are counted in ' +
+      '`duplicates`.',
+    multipart: {
+      file: `The CSV, columns ${PAYMENTS_CSV_HEADERS.join(', ')} (a header row first; at most BATCH_MAX_ROWS rows).`,
+      fileTypes: CSV_MIME_TYPES,
+    },
+  },
+  // Collections on autopilot
+  'GET /api/v2/collections/policy': {
+    operationId: 'getCollectionsPolicy',
+    summary: 'The collections policy in force and its version',
+    tag: 'Collections',
+    description: 'Version 0 is the default, never saved: switched off.',
+  },
+  'PUT /api/v2/collections/policy': {
+    operationId: 'saveCollectionsPolicy',
+    summary: 'Save a new version of the collections policy (SUPERADMIN)',
+    tag: 'Collections',
+    description:
+      'The whole policy; a policy equal to the one in force saves nothing. An ADMIN is refused (403) with a ' +
+      'message saying only a SUPERADMIN can; refusals and saves are audited with what changed.',
+  },
+  'GET /api/v2/collections/policy/versions': {
+    operationId: 'listCollectionsPolicyVersions',
+    summary: 'Every version of the policy: who changed what, when',
+    tag: 'Collections',
+  },
+  'POST /api/v2/collections/plan': {
+    operationId: 'planCollections',
+    summary: 'What the policy does on a day (the dry run and Today’s Plan)',
+    tag: 'Collections',
+    description:
+      'With `policy`, an unsaved policy is planned (a dry run); without `date`, today in the policy’s zone. ' +
+      'Counts per action and per reason skipped, and the items a page at a time (`cursor`). A retailer’s ' +
+      'user sees its devices only.',
+  },
+  'POST /api/v2/collections/plan/export': {
+    operationId: 'exportCollectionsPlan',
+    summary: 'The whole plan of a day as CSV',
+    tag: 'Collections',
+    file: { mediaType: CSV, description: 'Every item of the plan (UTF-8 with a byte order mark), streamed.' },
+  },
+  'GET /api/v2/collections/kill-switch': {
+    operationId: 'getCollectionsKillSwitch',
+    summary: 'Whether automated collections are stopped',
+    tag: 'Collections',
+  },
+  'PUT /api/v2/collections/kill-switch': {
+    operationId: 'setCollectionsKillSwitch',
+    summary: 'Stop (ADMIN or SUPERADMIN) or resume (SUPERADMIN) all automated collections',
+    tag: 'Collections',
+    description:
+      'On: the daily run stops after its chunk under way and the automated commands still QUEUED are ' +
+      'cancelled (result `collections stopped`). A retailer’s user can do neither. Audited.',
+    errors: [409],
+  },
+  'GET /api/v2/collections/holds': {
+    operationId: 'listCollectionsHolds',
+    summary: 'Devices held from collections',
+    tag: 'Collections',
+  },
+  'PUT /api/v2/collections/holds/:imei': {
+    operationId: 'holdFromCollections',
+    summary: 'Hold a device: collections sends it nothing',
+    tag: 'Collections',
+    errors: [404],
+  },
+  'DELETE /api/v2/collections/holds/:imei': {
+    operationId: 'removeCollectionsHold',
+    summary: 'Remove a device’s hold',
+    tag: 'Collections',
+    errors: [404],
+  },
+  'GET /api/v2/collections/releases': {
+    operationId: 'listCollectionsReleases',
+    summary: 'Releases awaiting approval (or approved, rejected)',
+    tag: 'Collections',
+  },
+  'POST /api/v2/collections/releases/:id/approve': {
+    operationId: 'approveCollectionsRelease',
+    summary: 'Approve a release: the RELEASE command goes out',
+    tag: 'Collections',
+    errors: [404, 409],
+  },
+  'POST /api/v2/collections/releases/:id/reject': {
+    operationId: 'rejectCollectionsRelease',
+    summary: 'Reject a release',
+    tag: 'Collections',
+    errors: [404, 409],
+  },
+  'GET /api/v2/collections/runs': {
+    operationId: 'listCollectionsRuns',
+    summary: 'The recent daily runs, with their counts',
+    tag: 'Collections',
+  },
 };
 
 export const ERROR_DESCRIPTIONS: Readonly<Record<number, string>> = {
   400: 'The request is not valid (`VALIDATION_FAILED`, `BAD_ENVELOPE`).',
-  401: 'No valid credential (`UNAUTHENTICATED`), or wrong credentials (`INVALID_CREDENTIALS`).',
+  401: 'No valid credential (`UNAUTHENTICATED`; for a console session that ended, `reason` says why: `ended_by_admin`, `expired`, `signed_out` or `password_reset`), or wrong credentials (`INVALID_CREDENTIALS`).',
   403: 'The credential lacks the right (`FORBIDDEN`, `ACCOUNT_DISABLED`, `MFA_ENROLMENT_REQUIRED`).',
   404: 'No such resource (`NOT_FOUND`).',
   409: 'The resource’s state forbids it (`CONFLICT` and the call’s own codes).',

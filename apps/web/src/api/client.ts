@@ -2,7 +2,8 @@
  * The one way the console calls the server (spec §7 common rules): `${apiBase}<script>.php`, the body
  * sealed in the envelope, `X-Envelope` on every call, `X-API-Key` with the session token except on the
  * sign-in calls, responses opened from the envelope (or read as plain JSON when they are not one).
- * A reply 'Authorization Failed' / 'Authorization Failed.Invalid' clears the session and goes home (§8).
+ * A reply 'Authorization Failed' / 'Authorization Failed.Invalid' clears the session and goes home (§8),
+ * noting the server's `reason` and what the call was sending, for /login to say (issue 17.5).
  * Files (the xlsx exports, the uploaded CSVs) come through the same client: same headers, same refusals.
  */
 import {
@@ -11,9 +12,12 @@ import {
   isEnvelope,
   MESSAGES,
   type RuntimeConfig,
+  type SessionEndReason,
+  sessionEndReasonSchema,
   type WebEnvelopeCodec,
 } from '@lendlock/contract';
 import type { SessionStore } from '../app/session/store';
+import { type UploadProgress, xhrFetch } from './xhrFetch';
 
 export const API_KEY_HEADER = 'X-API-Key';
 
@@ -63,12 +67,19 @@ export interface ApiCallOptions<T> {
   token?: string;
   /** Clear the session and go home on 'Authorization Failed' (default true). */
   handleAuthorizationFailure?: boolean;
+  /**
+   * What the call sends, in the user's words ('Lock to IMEI 356…'): when the session turns out to have
+   * ended, /login reports it not sent.
+   */
+  sending?: string;
   headers?: Record<string, string>;
   /** Which base path the script lives under (spec §7: key management has its own). */
   base?: 'api' | 'keyApi';
   /** Validates and types the successful response, e.g. `(body) => sessionSchema.parse(body)`. */
   parse?: (body: unknown) => T;
   signal?: AbortSignal;
+  /** Reports the body's bytes sent (a large upload); the call then goes over XMLHttpRequest (xhrFetch.ts). */
+  onUploadProgress?: ((progress: UploadProgress) => void) | undefined;
 }
 
 export interface FileProgress {
@@ -92,14 +103,16 @@ export interface FileCallOptions {
   signal?: AbortSignal | undefined;
   /** Called as the body streams in (bytes received so far). */
   onProgress?: ((progress: FileProgress) => void) | undefined;
+  /** A JSON request body: the file is then POSTed for, the body sealed in the envelope as for `call`. */
+  body?: unknown;
 }
 
 export interface ApiClient {
   /** Calls `<base><script>.php` (`<base>v2/…` as is); `script` is e.g. `login` or `keymanagement/view_keys`. */
   call<T = unknown>(script: string, options?: ApiCallOptions<T>): Promise<T>;
   /**
-   * GETs a file (`v2/…` under the API base, or a server path such as `/api/v2/uploads/…`) with the
-   * session token, streaming it and reporting the bytes received. A refusal raises ApiError with the
+   * GETs a file (`v2/…` under the API base, or a server path such as `/api/v2/uploads/…`; POSTs for it
+   * when `options.body` is given) with the session token, streaming it and reporting the bytes received. A refusal raises ApiError with the
    * server's message; 'Authorization Failed' ends the session as any call does; an abort rejects with
    * the abort's own error.
    */
@@ -108,7 +121,10 @@ export interface ApiClient {
 
 /** The spec's calls are `<script>.php`; the calls added beside them live under `v2/` without it. */
 export function scriptPath(script: string): string {
-  return script.startsWith('v2/') ? script : `${script}.php`;
+  if (script.startsWith('v2/')) return script;
+  // A query string (`homeData?timeZone=…`) follows the `.php`.
+  const query = script.indexOf('?');
+  return query < 0 ? `${script}.php` : `${script.slice(0, query)}.php${script.slice(query)}`;
 }
 
 /** Where a call goes: `<base><script>`, or a server path (`/api/…`) on the API base's origin. */
@@ -139,13 +155,26 @@ export function isAuthorizationFailure(body: unknown): boolean {
   return message === MESSAGES.authorizationFailed || message === MESSAGES.authorizationFailedInvalid;
 }
 
+/** Why the server says the session ended (the 401's `reason`), or null when it does not say. */
+export function sessionEndReasonOf(body: unknown): SessionEndReason | null {
+  const parsed = sessionEndReasonSchema.safeParse(readString(body, 'reason'));
+  return parsed.success ? parsed.data : null;
+}
+
+/** The call failed because the session is gone: the client has ended it and /login says why. */
+export function isSessionLost(error: unknown): boolean {
+  return error instanceof ApiError && isAuthorizationFailure(error.body);
+}
+
 export function createApiClient(deps: {
   config: Pick<RuntimeConfig, 'apiBase' | 'keyApiBase'>;
   codec: Pick<WebEnvelopeCodec, 'seal' | 'open'>;
-  sessions: Pick<SessionStore, 'get' | 'clear'>;
-  /** Runs after the session was cleared because the server refused the token (the app goes to /). */
+  sessions: Pick<SessionStore, 'get' | 'end'>;
+  /** Runs after the session was ended because the server refused the token (the app goes to /). */
   onAuthorizationFailed: () => void;
   fetch?: typeof fetch;
+  /** The XMLHttpRequest of the calls that report upload progress. */
+  xhr?: () => XMLHttpRequest;
 }): ApiClient {
   const doFetch = deps.fetch ?? ((input, init) => globalThis.fetch(input, init));
 
@@ -184,13 +213,16 @@ export function createApiClient(deps: {
     return headers;
   };
 
+  /** The server refused the session's token: the session ends, with why and what was not sent. */
+  const sessionLost = (body: unknown, sending: string | undefined) => {
+    deps.sessions.end({ reason: sessionEndReasonOf(body), notSent: sending ?? null });
+    deps.onAuthorizationFailed();
+  };
+
   /** A refusal's body, with 'Authorization Failed' ending the session first. */
   const refusal = async (response: Response, endsSession: boolean): Promise<ApiError> => {
     const body = await readBody(response);
-    if (endsSession && isAuthorizationFailure(body)) {
-      deps.sessions.clear();
-      deps.onAuthorizationFailed();
-    }
+    if (endsSession && isAuthorizationFailure(body)) sessionLost(body, undefined);
     return new ApiError(response.status, body);
   };
 
@@ -204,7 +236,7 @@ export function createApiClient(deps: {
         headers: options.headers,
         accept: 'application/json',
       });
-      let requestBody: BodyInit | undefined;
+      let requestBody: FormData | string | undefined;
       if (body instanceof FormData) {
         requestBody = body;
       } else if (body !== undefined) {
@@ -213,22 +245,20 @@ export function createApiClient(deps: {
       }
 
       let response: Response;
+      const url = callUrl(base, script);
+      const method = options.method ?? (body === undefined ? 'GET' : 'POST');
+      const { signal, onUploadProgress } = options;
       try {
-        response = await doFetch(callUrl(base, script), {
-          method: options.method ?? (body === undefined ? 'GET' : 'POST'),
-          headers,
-          body: requestBody,
-          credentials: 'same-origin',
-          signal: options.signal,
-        });
+        response = await (onUploadProgress
+          ? xhrFetch(url, { method, headers, body: requestBody, signal, onUploadProgress }, deps.xhr)
+          : doFetch(url, { method, headers, body: requestBody, credentials: 'same-origin', signal }));
       } catch (error) {
         throw new NetworkError(error);
       }
 
       const responseBody = await readBody(response);
       if (auth && handleAuthorizationFailure && isAuthorizationFailure(responseBody)) {
-        deps.sessions.clear();
-        deps.onAuthorizationFailed();
+        sessionLost(responseBody, options.sending);
       }
       if (!response.ok) {
         throw new ApiError(response.status, responseBody);
@@ -238,10 +268,17 @@ export function createApiClient(deps: {
 
     async file(path: string, options: FileCallOptions): Promise<DownloadedFile> {
       let response: Response;
+      const headers = headersFor({ accept: '*/*' });
+      let body: string | undefined;
+      if (options.body !== undefined) {
+        headers['Content-Type'] = 'application/json';
+        body = JSON.stringify(await deps.codec.seal(options.body));
+      }
       try {
         response = await doFetch(callUrl(deps.config.apiBase, path), {
-          method: 'GET',
-          headers: headersFor({ accept: '*/*' }),
+          method: body === undefined ? 'GET' : 'POST',
+          headers,
+          body,
           credentials: 'same-origin',
           signal: options.signal,
         });

@@ -55,12 +55,14 @@ describe('route table', () => {
   });
 
   it('the layout at / has an index and every screen but deviceAction (and the webhooks of issue 18)', () => {
-    expect([...childPaths('/')].sort()).toEqual([...SPEC_CHILDREN, 'webhooks'].sort());
+    expect([...childPaths('/')].sort()).toEqual(
+      [...SPEC_CHILDREN, 'webhooks', 'collections', 'loans', 'batches'].sort(),
+    );
   });
 
   it('/superadmin/ repeats the set and adds deviceAction (and the audit log search of issue 9)', () => {
     expect([...childPaths('/superadmin')].sort()).toEqual(
-      [...SPEC_CHILDREN, 'deviceAction', 'auditLog', 'webhooks'].sort(),
+      [...SPEC_CHILDREN, 'deviceAction', 'auditLog', 'webhooks', 'collections', 'loans', 'batches'].sort(),
     );
   });
 

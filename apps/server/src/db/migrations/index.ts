@@ -17,6 +17,10 @@ import * as m0015 from './0015_upload_retention';
 import * as m0016 from './0016_batch_items_lean';
 import * as m0018 from './0018_audit_chain';
 import * as m0021 from './0021_webhooks';
+import * as m0022 from './0022_loans';
+import * as m0023 from './0023_collections';
+import * as m0024 from './0024_batch_history';
+import * as m0026 from './0026_one_wallpaper_grant';
 import * as m0027 from './0027_offline_since';
 
 /** Every migration, in order. Names are versions: never rename or edit one that has shipped. */
@@ -39,5 +43,9 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0016_batch_items_lean': m0016,
   '0018_audit_chain': m0018,
   '0021_webhooks': m0021,
+  '0022_loans': m0022,
+  '0023_collections': m0023,
+  '0024_batch_history': m0024,
+  '0026_one_wallpaper_grant': m0026,
   '0027_offline_since': m0027,
 };

@@ -23,6 +23,9 @@ const SCREEN_PAGES: Partial<Record<ScreenName, ScreenPage>> = {
   reports: lazy(() => import('../../pages/Reports/ReportsPage')),
   auditLog: lazy(() => import('../../pages/AuditLog/AuditLogPage')),
   webhooks: lazy(() => import('../../pages/Webhooks/WebhooksPage')),
+  collections: lazy(() => import('../../pages/Collections/CollectionsPage')),
+  loans: lazy(() => import('../../pages/Loans/LoansPage')),
+  batches: lazy(() => import('../../pages/Batches/BatchesPage')),
   // Every command screen of the definition table (and the `batch` alias) is the one CommandScreen.
   ...Object.fromEntries(COMMAND_SCREEN_NAMES.map((name) => [name, CommandScreen])),
   deviceAction: lazy(() => import('../../pages/DeviceAction/DeviceActionPage')),
