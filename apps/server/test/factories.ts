@@ -55,9 +55,11 @@ export async function buildUser(
   const unique = `${process.pid}${counter}${randomBytes(2).toString('hex')}`;
   const user = {
     email: overrides.email ?? `user${unique}@lendlock.com`,
+    // Unique within the process (each test file has a database of its own): the digits of a random part
+    // could repeat (12 users once drew the same phone).
     phone:
       overrides.phone ??
-      `9${String(Number.parseInt(unique.replace(/\D/g, '').slice(-9) || '0', 10)).padStart(9, '0')}`,
+      `9${String(process.pid % 10_000).padStart(4, '0')}${String(counter % 100_000).padStart(5, '0')}`,
     password: overrides.password ?? `pw-${randomBytes(6).toString('hex')}`,
     userlevel: overrides.userlevel ?? 'USER',
   };
