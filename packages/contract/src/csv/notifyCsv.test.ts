@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MESSAGES } from '../messages';
+import { notifyMessage } from '../notify';
 import { CSV_FORMAT_MESSAGES } from './encoding';
 import {
   ddMmYyyyKey,
@@ -16,19 +17,22 @@ const HEADER = 'sno,name,imei1,amount,date,template';
 const today = '2026-01-01';
 
 describe('Notify CSV', () => {
-  it('accepts valid rows and generates the header and message of each', async () => {
+  it('accepts valid rows, whose header and message notifyMessage gives', async () => {
     const result = await validateNotifyCsv(
       `\uFEFF${HEADER}\r\n1,Asha,490154203237518,1499.5,05/12/2026,Pre\r\n2,"Ravi, K",490154203237526,200,01/11/2026,Post\r\n\r\n`,
       { today: '2026-11-24' },
     );
     expect(result.invalid).toEqual([]);
     expect(result.total).toBe(2);
-    expect(result.valid.map((r) => [r.imei, r.template, r.header])).toEqual([
+    expect(result.valid.map((r) => [r.imei, r.template, notifyMessage(r.template, r).header])).toEqual([
       ['490154203237518', 'Pre', 'Payment Reminder'],
       ['490154203237526', 'Post', 'Payment Overdue'],
     ]);
-    expect(result.valid[0]?.message).toContain('Dear Asha');
-    expect(result.valid[0]?.message).toContain('₹1,499.50');
+    const row = result.valid[0];
+    if (!row) throw new Error('no valid row');
+    const texts = notifyMessage(row.template, row);
+    expect(texts.message).toContain('Dear Asha');
+    expect(texts.message).toContain('₹1,499.50');
     expect(result.valid[1]?.name).toBe('Ravi, K');
   });
 

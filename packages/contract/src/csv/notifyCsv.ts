@@ -2,7 +2,7 @@
  * The Notify batch CSV (spec §3 Notify CSV columns, §5 Notify CSV): headers sno, name, imei1, amount,
  * date, template in that order; each row has 6 columns; the IMEI has 15 digits; the template is Pre,
  * Post or Due; the amount a number with up to 2 decimals; the date DD/MM/YYYY. A row's errors are
- * reported together as 'Incorrect fields: …'. Each valid row gets its generated header and message.
+ * reported together as 'Incorrect fields: …'. A valid row's header and message come from `notifyMessage`.
  *
  * The single form's date rule (spec §5 Notify single form) holds for a file too: a Pre row is dated
  * today or later, a Post row today or earlier, a Due row today. "Today" is the operator's day, a
@@ -16,7 +16,7 @@
  */
 import { parseDay } from '../dates';
 import { MESSAGES } from '../messages';
-import { type NotifyTemplate, notifyMessage } from '../notify';
+import type { NotifyTemplate } from '../notify';
 import { unstorableText } from '../text';
 import { headerFormatProblem, isBlankRow } from './encoding';
 import { headerRow, type InvalidRow } from './imeiCsv';
@@ -25,6 +25,11 @@ import { type CsvInput, parseCsvRows } from './stream';
 
 export const NOTIFY_CSV_HEADERS = ['sno', 'name', 'imei1', 'amount', 'date', 'template'] as const;
 
+/**
+ * A valid row. Its header and message are not stored on it: `notifyMessage(row.template, row)` gives them
+ * where they are shown or sent. Building them for every row of a big file (two strings per row, kept until
+ * the batch starts) took most of the validation's time and memory (bench/notify-validation.ts).
+ */
 export interface NotifyRow {
   sno: string;
   name: string;
@@ -32,8 +37,6 @@ export interface NotifyRow {
   amount: string;
   date: string;
   template: NotifyTemplate;
-  header: string;
-  message: string;
 }
 
 export interface NotifyCsvResult {
@@ -266,17 +269,7 @@ export class NotifyCsvValidator {
         invalid.add(line, MESSAGES.notifyIncorrectFields(errors.join(', ')), row);
         continue;
       }
-      const generated = notifyMessage(template, { name, amount, date });
-      valid.push({
-        sno,
-        name,
-        imei,
-        amount,
-        date,
-        template,
-        header: generated.header,
-        message: generated.message,
-      });
+      valid.push({ sno, name, imei, amount, date, template });
       if (seen.has(imei)) this.duplicates++;
       else seen.add(imei);
     }

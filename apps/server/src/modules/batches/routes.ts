@@ -19,6 +19,7 @@ import {
   imeiDetailsRequestSchema,
   imeiDetailsResponseSchema,
   MESSAGES,
+  notifyMessage,
   REPORT_TRUNCATION,
   resultsFileName,
   type ScreenName,
@@ -85,17 +86,18 @@ async function validateUpload(definition: CommandDefinition, path: string, today
     const checked = await validateNotifyCsv(readStored(path), { today });
     return {
       ...checked,
-      rows: checked.valid.map(
-        (r): BatchRowInput => ({
+      rows: checked.valid.map((r): BatchRowInput => {
+        const texts = notifyMessage(r.template, r);
+        return {
           imei: r.imei,
           name: r.name,
           amount: r.amount,
           date: r.date,
           template: r.template,
-          header: r.header,
-          message: r.message,
-        }),
-      ),
+          header: texts.header,
+          message: texts.message,
+        };
+      }),
     };
   }
   const checked = await validateImeiCsv(readStored(path));

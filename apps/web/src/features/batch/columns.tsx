@@ -2,7 +2,7 @@
  * The columns of the results table (spec §2: S.No., IMEI, Status, and the Reason of a not found row:
  * issue 17.2) and of the Notify File Preview.
  */
-import { type BatchResult, type NotifyRow, resultReason } from '@lendlock/contract';
+import { type BatchResult, type NotifyRow, notifyMessage, resultReason } from '@lendlock/contract';
 import type { VirtualColumn } from '../../components/columns';
 import type { BatchKind } from './batchRules';
 import { BATCH_LABELS } from './labels';
@@ -39,6 +39,7 @@ export const NOTIFY_PREVIEW_COLUMNS: VirtualColumn<NotifyRow>[] = [
   { header: BATCH_LABELS.amount, cell: (r) => r.amount },
   { header: BATCH_LABELS.date, cell: (r) => r.date },
   { header: BATCH_LABELS.template, cell: (r) => r.template },
-  { header: BATCH_LABELS.header, cell: (r) => r.header },
-  { header: BATCH_LABELS.notification, cell: (r) => r.message },
+  // Built for the rows shown, not for every row of the file (NotifyRow).
+  { header: BATCH_LABELS.header, cell: (r) => notifyMessage(r.template, r).header },
+  { header: BATCH_LABELS.notification, cell: (r) => notifyMessage(r.template, r).message },
 ];
