@@ -16,8 +16,10 @@ import type { NodeEnvelopeCodec } from '@lendlock/contract/node';
 import { profileFor, rng, SimulatedDevice } from '@lendlock/device-sim';
 import type { Browser, Page, Request, Response } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import { BATCH_LABELS } from '../apps/web/src/features/batch/labels';
 import { COMMAND_LABELS } from '../apps/web/src/features/commands/labels';
 import { USER_LABELS } from '../apps/web/src/pages/Users/labels';
+import { chooseFile, imeiCsv } from './support/batches';
 import {
   type ConsolePage,
   fieldLabelled,
@@ -205,6 +207,30 @@ describe('no silent exits (issue 17.5)', () => {
     await user.page.goto('/login');
     await user.page.getByRole('button', { name: 'Login', exact: true }).waitFor();
     await expect(user.page.getByTestId('session-ended').count()).resolves.toBe(0);
+  });
+
+  it('forced out while on Lock Device, a batch file chosen lands on /login saying the upload was not sent; no batch was recorded', async () => {
+    if (!LOCK) throw new Error('no Lock definition');
+    const user = await browserOf(USERS.locker);
+    await user.page.goto('/lockDevice');
+    const panel = user.page.getByTestId('batch-panel');
+    await panel.waitFor();
+
+    const before = await commandsOf(device.imei);
+    await forceOut(await browserOf(USERS.admin), USERS.locker.email);
+
+    const refused = user.page.waitForResponse(isCall('bulkLockCopy'));
+    await chooseFile(panel, 'overdue.csv', imeiCsv([device.imei]));
+    expect((await refused).status()).toBe(401);
+    await user.page.waitForURL((url) => url.pathname === '/login');
+    const notice = user.page.getByTestId('session-ended');
+    await expect(notice.getByText(MESSAGES.sessionEndedByAdmin, { exact: true }).count()).resolves.toBe(1);
+    await expect(user.page.getByTestId('not-sent').textContent()).resolves.toBe(
+      MESSAGES.notSent(BATCH_LABELS.uploadInWords(LOCK.displayName, 'overdue.csv')),
+    );
+    // Reported there, not alerted; and nothing reached the device's history.
+    expect(user.dialogs.seen).toEqual([]);
+    expect(await commandsOf(device.imei)).toEqual(before);
   });
 
   it('a level change by the SUPERADMIN ends the user’s session: their next call lands on /login saying an administrator did', async () => {

@@ -1,5 +1,5 @@
 import { type BatchProgress, type BatchResult, MESSAGES, type Session } from '@lendlock/contract';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   cancelBatch,
   fetchAllBatchResults,
@@ -10,7 +10,7 @@ import {
   uploadBatch,
   uploadFailureText,
 } from './batches';
-import { ApiError, createApiClient, NetworkError } from './client';
+import { ApiError, createApiClient, isSessionLost, NetworkError } from './client';
 
 interface Seen {
   path: string;
@@ -155,5 +155,40 @@ describe('batches api', () => {
     expect(uploadFailureText(new ApiError(502, null))).toBe(MESSAGES.uploadError);
     expect(uploadFailureText(new NetworkError(new TypeError('offline')))).toBe(MESSAGES.uploadError);
     expect(uploadFailureText(new Error('bad reply'))).toBe(MESSAGES.uploadError);
+  });
+});
+
+describe('a batch upload when the session is lost (issue 17.5)', () => {
+  it('ends the session with the reason and notes the upload as not sent', async () => {
+    const end = vi.fn();
+    const api = createApiClient({
+      config: { apiBase: '/api/', keyApiBase: '/keyapi/' },
+      codec: {
+        seal: async (value) => ({ payload: JSON.stringify(value), transactionId: '00' }),
+        open: async (envelope) => JSON.parse((envelope as { payload: string }).payload),
+      },
+      sessions: { get: () => ({ token: 'token-1' }) as Session, end },
+      onAuthorizationFailed: () => undefined,
+      fetch: async () =>
+        new Response(
+          JSON.stringify({
+            status: 'error',
+            code: 'UNAUTHENTICATED',
+            message: MESSAGES.authorizationFailed,
+            reason: 'ended_by_admin',
+          }),
+          { status: 401 },
+        ),
+    });
+    const file = new File(['imei\n356000000000001\n'], 'devices.csv', { type: 'text/csv' });
+    const sending = 'Lock batch of devices.csv';
+    const error = await uploadBatch(api, {
+      script: 'bulkLockCopy.php',
+      file,
+      user: 'ops@lendlock.com',
+      sending,
+    }).catch((e: unknown) => e);
+    expect(isSessionLost(error)).toBe(true);
+    expect(end).toHaveBeenCalledWith({ reason: 'ended_by_admin', notSent: sending });
   });
 });

@@ -69,6 +69,8 @@ export interface BulkUpload {
   level?: string;
   /** Reports the bytes sent as the file uploads (issue 17.10). */
   onProgress?: (progress: UploadProgress) => void;
+  /** What the upload is, in words: /login reports it not sent if the session was lost (issue 17.5). */
+  sending?: string;
 }
 
 /** Uploads a batch CSV as multipart `file`, `user` (and `level`); the server validates it again. */
@@ -81,6 +83,7 @@ export function uploadBatch(api: ApiClient, upload: BulkUpload): Promise<BulkUpl
     body: form,
     parse: (b) => bulkUploadResponseSchema.parse(b),
     onUploadProgress: upload.onProgress,
+    sending: upload.sending,
   });
 }
 

@@ -23,6 +23,7 @@ import {
   uploadBatch,
   uploadFailureText,
 } from '../../api/batches';
+import { isSessionLost } from '../../api/client';
 import { commandFailureText } from '../../api/commands';
 import type { UploadProgress } from '../../api/xhrFetch';
 import { useServices } from '../../app/services';
@@ -94,13 +95,21 @@ export function BatchPanel({ definition }: { definition: CommandDefinition }) {
   const upload = useMutation({
     mutationFn: (request: { file: File; level: string | undefined }) => {
       setSent({ loaded: 0, total: request.file.size });
-      return uploadBatch(api, { script: definition.bulkScript ?? '', user, ...request, onProgress: setSent });
+      return uploadBatch(api, {
+        script: definition.bulkScript ?? '',
+        user,
+        ...request,
+        onProgress: setSent,
+        sending: BATCH_LABELS.uploadInWords(definition.displayName, request.file.name),
+      });
     },
     onSuccess: (reply) => {
       if (reply.batchId === null) setNotice(reply.message);
       else setChosen(reply.batchId);
     },
     onError: (error) => {
+      // A lost session goes to /login, which says why and that the upload was not sent.
+      if (isSessionLost(error)) return;
       const message = uploadFailureText(error);
       setFailure(message);
       window.alert(message);

@@ -4,6 +4,8 @@
  */
 export const BATCH_LABELS = {
   title: 'Batch Upload',
+  /** A batch upload in words, for /login's 'Not sent: …' when the session ended (issue 17.5). */
+  uploadInWords: (screen: string, fileName: string) => `${screen} batch of ${fileName}`,
   chooseFile: 'Upload CSV',
   /** Not 'Grade': the single form of Graded Disable App has that field beside this one. */
   grade: 'Batch Grade',
