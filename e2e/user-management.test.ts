@@ -186,7 +186,9 @@ describe('no silent exits (issue 17.5)', () => {
     expect(response.status()).toBe(401);
     expect(codec.open(await response.json())).toMatchObject({ reason: 'ended_by_admin' });
     await user.page.waitForURL((url) => url.pathname === '/login');
+    // The URL changes before /login has rendered: wait for the notice, then count it.
     const notice = user.page.getByTestId('session-ended');
+    await notice.getByText(MESSAGES.sessionEndedByAdmin, { exact: true }).first().waitFor();
     await expect(notice.getByText(MESSAGES.sessionEndedByAdmin, { exact: true }).count()).resolves.toBe(1);
     await expect(user.page.getByTestId('not-sent').textContent()).resolves.toBe(
       MESSAGES.notSent(COMMAND_LABELS.commandToImei(LOCK.displayName, device.imei)),
@@ -223,7 +225,9 @@ describe('no silent exits (issue 17.5)', () => {
     await chooseFile(panel, 'overdue.csv', imeiCsv([device.imei]));
     expect((await refused).status()).toBe(401);
     await user.page.waitForURL((url) => url.pathname === '/login');
+    // The URL changes before /login has rendered: wait for the notice, then count it.
     const notice = user.page.getByTestId('session-ended');
+    await notice.getByText(MESSAGES.sessionEndedByAdmin, { exact: true }).first().waitFor();
     await expect(notice.getByText(MESSAGES.sessionEndedByAdmin, { exact: true }).count()).resolves.toBe(1);
     await expect(user.page.getByTestId('not-sent').textContent()).resolves.toBe(
       MESSAGES.notSent(BATCH_LABELS.uploadInWords(LOCK.displayName, 'overdue.csv')),
