@@ -177,7 +177,7 @@ function batchMissNote(stack: Stack, rate: number, target: number, ratio: number
       'not a HOT update and a new entry in each of its indexes), and the device twice (desired and',
       'reported state, HOT updates); in about one transaction per 500 IMEIs and one per few hundred',
       'acknowledgements. Each IMEI also costs two MQTT messages in and out of the broker, each with its',
-      'acknowledgements (the command to the device, its EXECUTED back). Reaching 10,000 IMEIs/s here needs about',
+      'acknowledgements (the command to the device, its EXECUTED back). Reaching the target here needs about',
       `${Math.round((1 - rate / target) * 100)} % less CPU per IMEI over all of these; with PostgreSQL and the broker on`,
       `machines of their own (production), the server itself needs ${(cpu.server / cpu.wall).toFixed(2)} of a core at this rate.`,
     );

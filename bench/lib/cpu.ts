@@ -7,11 +7,19 @@ import { readdirSync, readFileSync } from 'node:fs';
 
 const TICKS_PER_SECOND = 100;
 
-function processTicks(pid: number): number {
+/**
+ * CPU ticks of a process (user and system); with `reaped`, also those of its children that have exited
+ * and been waited for. PostgreSQL's backends come and go during a measurement (a pool closes an idle
+ * connection and opens another): the ticks of one that ended move to the postmaster's children's
+ * count, and without them its CPU would vanish from the sum (a negative PostgreSQL figure, counted as
+ * other work on the machine).
+ */
+function processTicks(pid: number, reaped = false): number {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return Number(fields[11]) + Number(fields[12]);
+    const own = Number(fields[11]) + Number(fields[12]);
+    return reaped ? own + Number(fields[13]) + Number(fields[14]) : own;
   } catch {
     return 0;
   }
@@ -47,8 +55,8 @@ export function cpuSnapshot(serverPid: number | null): CpuSnapshot {
     if (!/^\d+$/.test(entry)) continue;
     const pid = Number(entry);
     const comm = commOf(pid);
-    if (comm === 'postgres') postgres += processTicks(pid);
-    else if (comm === 'mosquitto') mosquitto += processTicks(pid);
+    if (comm === 'postgres') postgres += processTicks(pid, true);
+    else if (comm === 'mosquitto') mosquitto += processTicks(pid, true);
   }
   return {
     at: performance.now(),

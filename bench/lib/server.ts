@@ -88,6 +88,13 @@ export async function startServerProcess(
       // The benchmarks sign the bootstrap SUPERADMIN in with its password alone.
       MFA_REQUIRED_LEVELS: 'none',
       ...env,
+      // For experiments: `BENCH_SERVER_ENV='DATABASE_POOL_SIZE=6 BATCH_WORKERS=1'` overrides the above.
+      ...Object.fromEntries(
+        (process.env.BENCH_SERVER_ENV ?? '')
+          .split(' ')
+          .filter(Boolean)
+          .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
+      ),
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
