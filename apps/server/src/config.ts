@@ -7,6 +7,7 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isTimeZone, USER_LEVELS, type UserLevel } from '@lendlock/contract';
 import { z } from 'zod';
+import { DEFAULT_POOL_SIZE } from './db/database';
 import { parseDuration } from './lib/duration';
 
 const repoRoot = resolve(fileURLToPath(new URL('.', import.meta.url)), '../../..');
@@ -46,7 +47,7 @@ const envSchema = z.object({
   DATA_DIR: z.string().min(1).default(resolve(repoRoot, 'data')),
   DATABASE_URL: url('DATABASE_URL', ['postgres:', 'postgresql:']).optional(),
   DATABASE_OWNER_URL: url('DATABASE_OWNER_URL', ['postgres:', 'postgresql:']).optional(),
-  DATABASE_POOL_SIZE: int('DATABASE_POOL_SIZE', 1, 500).default(20),
+  DATABASE_POOL_SIZE: int('DATABASE_POOL_SIZE', 1, 500).default(DEFAULT_POOL_SIZE),
   DATABASE_PREPARED_STATEMENTS: z
     .enum(['on', 'off'], { error: 'DATABASE_PREPARED_STATEMENTS must be on or off' })
     .default('on'),

@@ -39,6 +39,15 @@ export interface DatabaseOptions {
 // int8 (count(*), bigint ids) as number on pg, like PGlite does: our counts stay far below 2^53.
 pg.types.setTypeParser(20, (value) => Number.parseInt(value, 10));
 
+/**
+ * Connections of the main pool (DatabaseOptions.poolSize, DATABASE_POOL_SIZE). PostgreSQL shares its
+ * cores among the backends that are running: with 20 busy connections on a 2-core machine, a release's
+ * statements on the reserved pool got a twenty-first of the CPU and took 284–317 ms (p50) under two
+ * batches and 50 reading clients; with 10, 135 ms, while the batches ran faster and the reads as fast
+ * (bench/release.ts, docs/performance-investigations.md).
+ */
+export const DEFAULT_POOL_SIZE = 10;
+
 /** Connections reserved for priority work (DatabaseOptions.priorityPoolSize). */
 export const DEFAULT_PRIORITY_POOL_SIZE = 4;
 
@@ -62,15 +71,24 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
       });
       return pool;
     };
-    const main = openPool(options.poolSize ?? 20);
+    const main = openPool(options.poolSize ?? DEFAULT_POOL_SIZE);
     const reserved =
       (options.priorityPoolSize ?? DEFAULT_PRIORITY_POOL_SIZE) > 0
         ? openPool(options.priorityPoolSize ?? DEFAULT_PRIORITY_POOL_SIZE, true)
         : null;
     // pg's pool hands connections out first come, first served: a release typed at the counter queued
-    // behind every read and batch chunk waiting before it. Priority work has a pool of its own instead.
+    // behind every read and batch chunk waiting before it. Priority work has a pool of its own instead;
+    // when every reserved connection is busy (many single commands at once), it takes an idle one of the
+    // main pool rather than wait, and never waits behind the main pool's queue.
+    const hasRoom = (p: pg.Pool, max: number) => p.idleCount > 0 || p.totalCount < max;
+    const reservedMax = options.priorityPoolSize ?? DEFAULT_PRIORITY_POOL_SIZE;
     const pool = {
-      connect: () => (reserved && isPriorityWork() ? reserved : main).connect(),
+      connect: () => {
+        if (!reserved || !isPriorityWork()) return main.connect();
+        if (hasRoom(reserved, reservedMax) || main.idleCount === 0 || main.waitingCount > 0)
+          return reserved.connect();
+        return main.connect();
+      },
       end: async () => {
         await Promise.all([main.end(), reserved?.end()]);
       },

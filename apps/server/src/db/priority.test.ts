@@ -82,4 +82,38 @@ describe.each(databaseKinds().filter((kind) => kind === 'postgres'))('reserved p
       await template.close();
     }
   });
+
+  it('takes an idle connection of the main pool while every reserved one is held, rather than wait', async () => {
+    const template = await openTestDatabase(kind);
+    const url = template.location.databaseUrl as string;
+    const database = await openDatabase({ databaseUrl: url, dataDir: '', poolSize: 1, priorityPoolSize: 1 });
+    const backend = (db: typeof database.db) =>
+      sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`.execute(db).then((r) => r.rows[0]?.pid);
+    try {
+      // The main pool's one connection, opened by batch work and now idle.
+      const mainPid = await backend(database.db);
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      let reservedPid: number | undefined;
+      const holder = withPriority(PRIORITY_SINGLE, () =>
+        database.db.transaction().execute(async (trx) => {
+          reservedPid = await backend(trx);
+          await held;
+        }),
+      );
+      await expect.poll(() => reservedPid).toBeDefined();
+      expect(reservedPid).not.toBe(mainPid);
+      // The reserve is taken: the next priority query runs on the idle main connection.
+      await expect(withPriority(PRIORITY_SINGLE, () => backend(database.db))).resolves.toBe(mainPid);
+      release();
+      await holder;
+      // With the reserve free again, priority work is back on it.
+      await expect(withPriority(PRIORITY_SINGLE, () => backend(database.db))).resolves.toBe(reservedPid);
+    } finally {
+      await database.close();
+      await template.close();
+    }
+  });
 });
