@@ -14,6 +14,7 @@
  * server's publish queue and its device inbox with the releases.
  */
 import { randomBytes } from 'node:crypto';
+import { loadavg } from 'node:os';
 import { imeiFor, MultiplexedFleet, SimulatedDevice } from '@lendlock/device-sim';
 import pg from 'pg';
 import { cpuSnapshot, cpuSplit, describeCpu } from './lib/cpu';
@@ -232,6 +233,8 @@ export async function releaseUnderLoadBenchmark(log: Log): Promise<Figure[]> {
       reading = false;
     });
     await sleep(WARM_UP_MS);
+    // The machine's load as the releases start (1-minute average: the benchmark's own load included).
+    const machineLoad = loadavg()[0] ?? Number.NaN;
     const cpuBefore = cpuSnapshot(server.pid);
     const before = await batchProgress(watcher);
     const releases: Promise<ReleaseTiming>[] = [];
@@ -265,12 +268,14 @@ export async function releaseUnderLoadBenchmark(log: Log): Promise<Figure[]> {
       log(
         `  medians from the request: answered ${fmt.ms(median(timings.map((t) => t.answered)))}, recorded ${fmt.ms(median(phased.map((t) => t.phases?.created ?? Number.NaN)))}, sent ${fmt.ms(median(phased.map((t) => t.phases?.sent ?? Number.NaN)))}, at the device ${fmt.ms(median(timings.map((t) => t.atDevice)))}, acknowledged ${fmt.ms(median(phased.map((t) => t.phases?.completed ?? Number.NaN)))} (database clock), seen EXECUTED ${fmt.ms(p50)}`,
       );
-    log(`  CPU during the releases: ${describeCpu(cpu)}`);
+    log(
+      `  CPU during the releases: ${describeCpu(cpu)}; load average ${machineLoad.toFixed(2)} as they started`,
+    );
     const other = cpu.other / cpu.wall;
     return [
       {
         bench: '9 Release under load',
-        what: `${timings.length} releases, each to its own online device, one every ${RELEASE_EVERY_MS} ms, while two ${fmt.int(ROWS)}-row batches run (devices ${online ? 'online' : 'offline'}) and 50 clients read (${fmt.int(perSecond)} req/s), PostgreSQL`,
+        what: `${timings.length} releases, each to its own online device, one every ${RELEASE_EVERY_MS} ms, while two ${fmt.int(ROWS)}-row batches run (devices ${online ? 'online' : 'offline'}) and 50 clients read (${fmt.int(perSecond)} req/s), PostgreSQL; machine load ${machineLoad.toFixed(2)} (1-minute average as the releases started)`,
         value: `p50 ${fmt.ms(p50)}, p99 ${fmt.ms(p99)}`,
         beside: `batches ${fmt.int(batchRate)} rows/s in the same seconds`,
         target: `p50 < ${P50_TARGET_MS} ms, p99 < ${P99_TARGET_MS} ms`,
