@@ -132,6 +132,16 @@ async function settle(page: Page): Promise<void> {
 /** What is wrong with the page as it stands, one line per problem (none: []). */
 async function problemsOf(page: Page, where: string): Promise<string[]> {
   const problems: string[] = [];
+  // Mantine fades dialogs and menus in: axe must judge the colours they end with, not a frame of the
+  // fade (a Submit label half-faded in measured 3.86:1 once). Endless ones (a loader) are not waited for.
+  await page.waitForFunction(() =>
+    document
+      .getAnimations()
+      .every(
+        (a) =>
+          a.playState !== 'running' || a.effect?.getComputedTiming().iterations === Number.POSITIVE_INFINITY,
+      ),
+  );
   const { violations } = await new AxeBuilder({ page }).withTags(AXE_TAGS).analyze();
   for (const violation of violations) {
     if (violation.impact !== 'serious' && violation.impact !== 'critical') continue;
