@@ -11,6 +11,7 @@
 import type { CollectionAction, CollectionSkip, CollectionsPolicy } from '@lendlock/contract';
 import { type Kysely, type RawBuilder, sql, type Transaction } from 'kysely';
 import type { CollectionActionState, CollectionRunState, DB } from '../../db/types';
+import { daysOverdueSql, overdueSinceSql } from '../loans/repository';
 
 type Db = Kysely<DB> | Transaction<DB>;
 
@@ -88,7 +89,7 @@ function loanFacts(p: PlanParams): RawBuilder<unknown> {
     SELECT l.id AS loan_id, l.loan_ref, l.imei, d.imei1, l.customer_name, d.retailer_phone,
       l.currency::text AS currency, l.status, l.promise_to_pay_until,
       a.overdue_since, coalesce(a.arrears, 0)::float8 AS arrears, a.due_amount, a.pre_amount,
-      CASE WHEN a.overdue_since IS NULL THEN 0 ELSE (${date}::date - a.overdue_since) END AS days_overdue,
+      ${daysOverdueSql(date, sql`a.overdue_since`)} AS days_overdue,
       (d.imei1 IS NULL OR d.claimstatus <> 'ENROLLED'
         OR coalesce((d.desired_state ->> 'released')::boolean, false)) AS gone,
       ${locked} AS locked,
@@ -98,7 +99,7 @@ function loanFacts(p: PlanParams): RawBuilder<unknown> {
     FROM loans l
     LEFT JOIN (
       SELECT i.loan_id,
-        min(i.due_date) FILTER (WHERE i.due_date < ${date}::date) AS overdue_since,
+        ${overdueSinceSql(date)} AS overdue_since,
         (sum(i.amount_minor - i.paid_minor) FILTER (WHERE i.due_date < ${date}::date))::float8 AS arrears,
         (sum(i.amount_minor - i.paid_minor) FILTER (WHERE i.due_date = ${date}::date))::float8 AS due_amount,
         (sum(i.amount_minor - i.paid_minor)

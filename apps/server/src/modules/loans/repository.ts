@@ -15,7 +15,7 @@ import {
   type LoanView,
   loanPosition,
 } from '@lendlock/contract';
-import { type Kysely, sql, type Transaction } from 'kysely';
+import { type Kysely, type RawBuilder, sql, type Transaction } from 'kysely';
 import type { DB, LoanStatus, PaymentSource } from '../../db/types';
 
 type Db = Kysely<DB> | Transaction<DB>;
@@ -477,6 +477,22 @@ export async function loanSummaryOfImei(
 }
 
 /**
+ * The oldest due date of an unpaid instalment due before `day`, aggregated over the rows of
+ * `loan_instalments` aliased `i`; NULL when there is none. With `daysOverdueSql`, the one SQL form of the
+ * contract's days overdue (`loanPosition`), for the loan views and for the collections plan.
+ */
+export function overdueSinceSql(day: string): RawBuilder<string | null> {
+  return sql<
+    string | null
+  >`min(i.due_date) FILTER (WHERE i.paid_minor < i.amount_minor AND i.due_date < ${day}::date)`;
+}
+
+/** Days overdue on `day`: the day minus `overdueSince` (overdueSinceSql), 0 when nothing is overdue. */
+export function daysOverdueSql(day: string, overdueSince: RawBuilder<unknown>): RawBuilder<number> {
+  return sql<number>`coalesce(${day}::date - ${overdueSince}, 0)`;
+}
+
+/**
  * The position of every OPEN loan on `day` (YYYY-MM-DD), set-based, for the collections engine's daily run
  * over a million loans: per loan, its arrears (unpaid amounts due before the day), its days overdue (the
  * day minus the oldest such due date; 0 when none), and its next unpaid instalment due on the day or later.
@@ -498,9 +514,7 @@ export function openLoanPositions(db: Db, day: string) {
       sql<number>`coalesce(sum(i.amount_minor - i.paid_minor) FILTER (WHERE i.paid_minor < i.amount_minor AND i.due_date < ${day}::date), 0)::bigint`.as(
         'arrearsMinor',
       ),
-      sql<number>`coalesce(${day}::date - min(i.due_date) FILTER (WHERE i.paid_minor < i.amount_minor AND i.due_date < ${day}::date), 0)`.as(
-        'daysOverdue',
-      ),
+      daysOverdueSql(day, overdueSinceSql(day)).as('daysOverdue'),
       sql<
         string | null
       >`(min(i.due_date) FILTER (WHERE i.paid_minor < i.amount_minor AND i.due_date >= ${day}::date))::text`.as(
