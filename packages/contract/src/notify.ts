@@ -2,6 +2,8 @@
  * Payment-reminder texts (spec §9): a pre-due reminder, a due-date alert and a past-due alert, generated
  * from name, amount and date. Templates Pre, Due, Post have the codes 1, 2, 3.
  */
+import { displayAmount, parseAmount } from './loans';
+
 export const NOTIFY_TEMPLATES = [
   { code: 1, template: 'Pre', label: 'Pre Due' },
   { code: 2, template: 'Due', label: 'Due Date' },
@@ -11,10 +13,15 @@ export type NotifyTemplate = (typeof NOTIFY_TEMPLATES)[number]['template'];
 
 export interface NotifyFields {
   name: string;
-  /** Amount with up to 2 decimals, e.g. "1499" or "1499.50". */
+  /** Amount with up to 2 decimals, e.g. "1499" or "1499.50" (the currency's decimals with `currency`). */
   amount: string;
   /** DD/MM/YYYY */
   date: string;
+  /**
+   * The loan's ISO 4217 currency (collections reminders). Absent or INR: rupees, as the spec writes them
+   * (₹1,499.50); another: its code and the amount with thousands separated (USD 1,499.50).
+   */
+  currency?: string | undefined;
 }
 
 /** Created once: `toLocaleString` builds a new formatter per call (about 0.2 ms, the bulk of a big file). */
@@ -74,12 +81,19 @@ export function rupees(amount: string): string {
   return `₹${indianFormat.format(Number.isFinite(value) ? value : 0)}`;
 }
 
+/** The amount as a reminder writes it (NotifyFields.currency). */
+function reminderAmount(amount: string, currency: string | undefined): string {
+  if (currency === undefined || currency === 'INR') return rupees(amount);
+  const parsed = parseAmount(amount, currency);
+  return parsed.ok ? displayAmount(parsed.minor, currency) : `${currency} ${amount}`;
+}
+
 export function notifyMessage(
   template: NotifyTemplate,
   fields: NotifyFields,
 ): { header: string; message: string } {
   const name = fields.name.trim();
-  const amount = rupees(fields.amount);
+  const amount = reminderAmount(fields.amount, fields.currency);
   switch (template) {
     case 'Pre':
       return {

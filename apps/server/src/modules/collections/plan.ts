@@ -109,6 +109,7 @@ export function commandOf(row: PlanRow): { command: RawCommand; options: Command
       name: row.customer_name,
       amount: formatAmount(Number(row.amount_minor ?? 0), row.currency),
       date: row.due_date ? ddmmyyyy(row.due_date) : '',
+      currency: row.currency,
     });
     return { command: 'NOTIFY', options: { message, caseType: template } };
   }
