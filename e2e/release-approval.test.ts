@@ -1,0 +1,156 @@
+/**
+ * Release approvals in the browser (issue 19.2): with the policy releasing "after an operator approves",
+ * a loan paid off queues its device's release; an ADMIN finds it under Collections → Release approvals.
+ * Cancelling the confirmation sends nothing; confirming it sends the RELEASE to the phone, which is
+ * released, and the row moves to the approved list with who decided. A missed release keeps a paid-off
+ * phone locked, so this follows it from the payment to the device.
+ */
+import { addDays, COLLECTIONS_MESSAGES, lenderClock } from '@lendlock/contract';
+import type { NodeEnvelopeCodec } from '@lendlock/contract/node';
+import type { Fleet } from '@lendlock/device-sim';
+import type { Browser } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
+import { COLLECTIONS_LABELS as L } from '../apps/web/src/pages/Collections/labels';
+import {
+  type ConsolePage,
+  launchBrowser,
+  openConsole,
+  screenTitle,
+  serverCodec,
+  signIn,
+} from './support/browser';
+import { apiCall, apiToken, eventually, newEnrollmentSecret, randomSeed, startFleet } from './support/fleet';
+import { type RunningServer, startServer } from './support/server';
+import { USERS } from './support/users';
+
+let server: RunningServer;
+let browser: Browser;
+let codec: NodeEnvelopeCodec;
+let fleet: Fleet;
+let consolePage: ConsolePage;
+const enrollmentSecret = newEnrollmentSecret();
+const today = lenderClock('Asia/Kolkata', new Date()).date;
+const CUSTOMER = 'Customer Paid Up';
+
+interface Release {
+  id: number;
+  imei: string;
+  state: string;
+  decidedBy: string | null;
+}
+
+async function releases(token: string, state = 'AWAITING_APPROVAL'): Promise<Release[]> {
+  return (
+    await apiCall<{ items: Release[] }>(server.baseUrl, token, `/api/v2/collections/releases?state=${state}`)
+  ).items;
+}
+
+beforeAll(async () => {
+  [server, browser] = await Promise.all([
+    startServer({
+      templateDataDir: inject('templateDataDir'),
+      env: () => ({ ENROLLMENT_SECRET: enrollmentSecret, COLLECTIONS_WATCH_INTERVAL: '300ms' }),
+    }),
+    launchBrowser(),
+  ]);
+  ({ codec } = await serverCodec(server.baseUrl));
+  fleet = await startFleet({ baseUrl: server.baseUrl, enrollmentSecret, devices: 1, seed: randomSeed() });
+}, 180_000);
+
+afterAll(async () => {
+  await fleet?.stop();
+  await browser?.close();
+  await server?.stop();
+});
+
+beforeEach(async () => {
+  consolePage = await openConsole(browser, server.baseUrl);
+});
+
+afterEach(async () => {
+  expect(await consolePage.cspViolations()).toEqual([]);
+  expect(consolePage.pageErrors).toEqual([]);
+  await consolePage.close();
+});
+
+describe('Release approvals', () => {
+  it('a paid-off loan queues its release; an ADMIN approves it and the phone is released', async () => {
+    const device = fleet.devices[0];
+    if (!device) throw new Error('no device');
+    const imei = device.imei;
+    const admin = await apiToken(server.baseUrl, USERS.admin);
+    const root = await apiToken(server.baseUrl, USERS.superadmin);
+    const loanRef = `E2E-REL-${imei.slice(-6)}`;
+    await apiCall(server.baseUrl, admin, '/api/v2/loans', {
+      loans: [
+        {
+          loanRef,
+          imei,
+          customerName: CUSTOMER,
+          currency: 'INR',
+          instalments: [{ dueDate: addDays(today, 10), amount: '1499.50' }],
+        },
+      ],
+    });
+    // The SUPERADMIN turns collections on, releasing only after approval.
+    const current = await apiCall<{ policy: Record<string, unknown> }>(
+      server.baseUrl,
+      root,
+      '/api/v2/collections/policy',
+    );
+    const saved = await fetch(`${server.baseUrl}/api/v2/collections/policy`, {
+      method: 'PUT',
+      headers: { 'x-api-key': root, 'content-type': 'application/json' },
+      body: JSON.stringify({ policy: { ...current.policy, enabled: true, release: 'APPROVAL' } }),
+    });
+    expect(saved.status, await saved.clone().text()).toBe(200);
+
+    // The last instalment is paid: the release waits for an operator, the phone is not released.
+    await apiCall(server.baseUrl, admin, '/api/v2/payments', {
+      paymentRef: `PAY-${loanRef}`,
+      loanRef,
+      amount: '1499.50',
+      paidAt: new Date().toISOString(),
+    });
+    await eventually(async () => (await releases(admin)).some((r) => r.imei === imei), 'the release queued');
+    expect(device.state.released).toBe(false);
+
+    const { page } = consolePage;
+    await signIn(page, codec, USERS.admin);
+    await page.getByTestId('nav-collections').click();
+    await page.getByRole('heading', { name: screenTitle('collections'), level: 1 }).waitFor();
+    await page.getByRole('tab', { name: L.tabs.releases }).click();
+    const queue = page.getByRole('table', { name: L.releasesTitle });
+    const row = queue.getByRole('row').filter({ hasText: imei });
+    await row.getByRole('cell', { name: CUSTOMER, exact: true }).waitFor();
+    await row.getByText(L.states.AWAITING_APPROVAL, { exact: true }).waitFor();
+    const approve = row.getByRole('button', { name: L.approveOf(imei), exact: true });
+
+    // Cancelled at the confirmation: nothing is sent.
+    const cancelled = page.waitForEvent('dialog').then(async (dialog) => {
+      const text = dialog.message();
+      await dialog.dismiss();
+      return text;
+    });
+    await approve.click();
+    await expect(cancelled).resolves.toBe(L.confirmApprove(imei, CUSTOMER));
+    expect((await releases(admin)).map((r) => r.imei)).toContain(imei);
+    expect(device.state.released).toBe(false);
+
+    // Confirmed: approved, sent, and the phone leaves the lender's control.
+    const confirmed = page.waitForEvent('dialog').then((dialog) => dialog.accept());
+    await approve.click();
+    await confirmed;
+    await page.getByRole('status').getByText(COLLECTIONS_MESSAGES.releaseApproved, { exact: true }).waitFor();
+    await eventually(async () => device.state.released, 'the phone released');
+    expect(await releases(admin)).toEqual([]);
+    const approved = await releases(admin, 'APPROVED');
+    expect(approved.map((r) => [r.imei, r.decidedBy])).toEqual([[imei, USERS.admin.email]]);
+
+    // The approved list shows who decided.
+    await page.getByLabel(L.state).selectOption('APPROVED');
+    const decided = queue.getByRole('row').filter({ hasText: imei });
+    await decided.getByText(USERS.admin.email).waitFor();
+    await expect(decided.getByRole('button').count()).resolves.toBe(0);
+  });
+});
