@@ -20,7 +20,7 @@ import {
 import type { NodeEnvelopeCodec } from '@lendlock/contract/node';
 import type { Fleet } from '@lendlock/device-sim';
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { decideAccess } from '../apps/web/src/app/guards';
 import { BATCH_LABELS } from '../apps/web/src/features/batch/labels';
 import { DEVICE_LABELS } from '../apps/web/src/features/devices/labels';
@@ -28,14 +28,7 @@ import { LABELS } from '../apps/web/src/lib/labels';
 import { TWO_FACTOR_PATH } from '../apps/web/src/pages/Auth/TwoFactor/paths';
 import { USER_LABELS } from '../apps/web/src/pages/Users/labels';
 import { chooseFile, imeiCsv, unknownImeis } from './support/batches';
-import {
-  type ConsolePage,
-  fieldLabelled,
-  launchBrowser,
-  openConsole,
-  serverCodec,
-  signIn,
-} from './support/browser';
+import { consolePagePerTest, fieldLabelled, launchBrowser, serverCodec, signIn } from './support/browser';
 import { apiCall, apiToken, eventually, newEnrollmentSecret, randomSeed, startFleet } from './support/fleet';
 import { type RunningServer, startServer } from './support/server';
 import { PASSWORD, type TestUser, USERS } from './support/users';
@@ -56,7 +49,10 @@ let server: RunningServer;
 let browser: Browser;
 let codec: NodeEnvelopeCodec;
 let fleet: Fleet;
-let consolePage: ConsolePage;
+const consolePage = consolePagePerTest(
+  () => browser,
+  () => server.baseUrl,
+);
 /** The IMEI of the simulated device, online. */
 let onlineImei: string;
 
@@ -104,16 +100,6 @@ afterAll(async () => {
   await fleet?.stop();
   await browser?.close();
   await server?.stop();
-});
-
-beforeEach(async () => {
-  consolePage = await openConsole(browser, server.baseUrl);
-});
-
-afterEach(async () => {
-  expect(await consolePage.cspViolations()).toEqual([]);
-  expect(consolePage.pageErrors).toEqual([]);
-  await consolePage.close();
 });
 
 /** Waits for the page's content: its h1, then no request or loader for a moment. */

@@ -9,15 +9,14 @@ import type { NodeEnvelopeCodec } from '@lendlock/contract/node';
 import type { Fleet } from '@lendlock/device-sim';
 import ExcelJS from 'exceljs';
 import type { Browser, Download, Locator, Page, Request } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { AuditRow, AuditSearchResult } from '../apps/web/src/api/audit';
 import { AUDIT_LOG_COLUMNS, auditCells } from '../apps/web/src/pages/AuditLog/columns';
 import { AUDIT_LOG_LABELS as L } from '../apps/web/src/pages/AuditLog/labels';
 import {
-  type ConsolePage,
+  consolePagePerTest,
   fieldLabelled,
   launchBrowser,
-  openConsole,
   screenTitle,
   serverCodec,
   signIn,
@@ -50,7 +49,10 @@ let imei: string;
 let keyId: number;
 let rootToken: string;
 let adminApi: ApiSession;
-let consolePage: ConsolePage;
+const consolePage = consolePagePerTest(
+  () => browser,
+  () => server.baseUrl,
+);
 
 /** The audit search over the API as the SUPERADMIN (plain JSON), every row in one page. */
 function serverSearch(filter: Record<string, string>): Promise<AuditSearchResult> {
@@ -111,16 +113,6 @@ afterAll(async () => {
   await fleet?.stop();
   await browser?.close();
   await server?.stop();
-});
-
-beforeEach(async () => {
-  consolePage = await openConsole(browser, server.baseUrl);
-});
-
-afterEach(async () => {
-  expect(await consolePage.cspViolations()).toEqual([]);
-  expect(consolePage.pageErrors).toEqual([]);
-  await consolePage.close();
 });
 
 async function openAuditLog(): Promise<Page> {

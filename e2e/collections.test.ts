@@ -17,7 +17,7 @@ import { addDays, COLLECTIONS_MESSAGES, lenderClock } from '@lendlock/contract';
 import type { NodeEnvelopeCodec } from '@lendlock/contract/node';
 import type { Fleet } from '@lendlock/device-sim';
 import type { Browser, Locator, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { HOLD_LABELS } from '../apps/web/src/features/collections/labels';
 import { DEVICE_LABELS } from '../apps/web/src/features/devices/labels';
 import {
@@ -26,10 +26,9 @@ import {
   SKIP_LABELS,
 } from '../apps/web/src/pages/Collections/labels';
 import {
-  type ConsolePage,
+  consolePagePerTest,
   fieldLabelled,
   launchBrowser,
-  openConsole,
   screenTitle,
   serverCodec,
   signIn,
@@ -43,7 +42,10 @@ let server: RunningServer;
 let browser: Browser;
 let codec: NodeEnvelopeCodec;
 let fleet: Fleet;
-let consolePage: ConsolePage;
+const consolePage = consolePagePerTest(
+  () => browser,
+  () => server.baseUrl,
+);
 const enrollmentSecret = newEnrollmentSecret();
 /** The devices' IMEIs: [10 days overdue, due today, due in 3 days, 10 days overdue]. */
 let imeis: string[] = [];
@@ -78,16 +80,6 @@ afterAll(async () => {
   await fleet?.stop();
   await browser?.close();
   await server?.stop();
-});
-
-beforeEach(async () => {
-  consolePage = await openConsole(browser, server.baseUrl);
-});
-
-afterEach(async () => {
-  expect(await consolePage.cspViolations()).toEqual([]);
-  expect(consolePage.pageErrors).toEqual([]);
-  await consolePage.close();
 });
 
 async function openCollections(page: Page) {

@@ -17,17 +17,16 @@ import type { NodeEnvelopeCodec } from '@lendlock/contract/node';
 import type { Fleet } from '@lendlock/device-sim';
 import ExcelJS from 'exceljs';
 import type { Browser, Download, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { CSV_LABELS } from '../apps/web/src/features/csv/labels';
 import { DEVICE_LABELS, STATE_LABELS } from '../apps/web/src/features/devices/labels';
 import { AUDIT_LABELS } from '../apps/web/src/pages/Audit/labels';
 import { DASHBOARD_LABELS } from '../apps/web/src/pages/Dashboard/labels';
 import {
-  type ConsolePage,
+  consolePagePerTest,
   fieldLabelled,
   launchBrowser,
   nextAlert,
-  openConsole,
   screenTitle,
   serverCodec,
   signIn,
@@ -48,7 +47,10 @@ const UNKNOWN_IMEI = '990000000000017';
 let server: RunningServer;
 let browser: Browser;
 let codec: NodeEnvelopeCodec;
-let consolePage: ConsolePage;
+const consolePage = consolePagePerTest(
+  () => browser,
+  () => server.baseUrl,
+);
 const enrollmentSecret = newEnrollmentSecret();
 const seed = randomSeed();
 const fleets: Fleet[] = [];
@@ -83,16 +85,6 @@ afterAll(async () => {
   await Promise.all(fleets.map((fleet) => fleet.stop()));
   await browser?.close();
   await server?.stop();
-});
-
-beforeEach(async () => {
-  consolePage = await openConsole(browser, server.baseUrl);
-});
-
-afterEach(async () => {
-  expect(await consolePage.cspViolations()).toEqual([]);
-  expect(consolePage.pageErrors).toEqual([]);
-  await consolePage.close();
 });
 
 const path = () => new URL(consolePage.page.url()).pathname;

@@ -14,13 +14,12 @@ import {
 import type { NodeEnvelopeCodec } from '@lendlock/contract/node';
 import { profileFor, rng, SimulatedDevice } from '@lendlock/device-sim';
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { DEVICE_LABELS } from '../apps/web/src/features/devices/labels';
 import {
-  type ConsolePage,
+  consolePagePerTest,
   fieldLabelled,
   launchBrowser,
-  openConsole,
   screenTitle,
   serverCodec,
   signIn,
@@ -43,7 +42,10 @@ const VIEWER: TestUser = {
 let server: RunningServer;
 let browser: Browser;
 let codec: NodeEnvelopeCodec;
-let consolePage: ConsolePage;
+const consolePage = consolePagePerTest(
+  () => browser,
+  () => server.baseUrl,
+);
 let device: SimulatedDevice;
 /** The key the refused registration claimed (a reinstalled agent's new key). */
 let claimedKey: KeyObject;
@@ -92,16 +94,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await server?.stop();
-});
-
-beforeEach(async () => {
-  consolePage = await openConsole(browser, server.baseUrl);
-});
-
-afterEach(async () => {
-  expect(await consolePage.cspViolations()).toEqual([]);
-  expect(consolePage.pageErrors).toEqual([]);
-  await consolePage.close();
 });
 
 /** Signs in, opens Device Details, types the IMEI and waits for the identity panel's key line. */

@@ -14,16 +14,9 @@ import {
 } from '@lendlock/contract';
 import type { NodeEnvelopeCodec } from '@lendlock/contract/node';
 import type { Browser, Page, Response } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { KEY_LABELS } from '../apps/web/src/pages/Keys/labels';
-import {
-  type ConsolePage,
-  launchBrowser,
-  openConsole,
-  screenTitle,
-  serverCodec,
-  signIn,
-} from './support/browser';
+import { consolePagePerTest, launchBrowser, screenTitle, serverCodec, signIn } from './support/browser';
 import { apiCall, apiToken } from './support/fleet';
 import { type RunningServer, startServer } from './support/server';
 import { labelled, rowWith, watchDialogs } from './support/ui';
@@ -32,7 +25,10 @@ import { PASSWORD, type TestUser, USERS } from './support/users';
 let server: RunningServer;
 let browser: Browser;
 let codec: NodeEnvelopeCodec;
-let consolePage: ConsolePage;
+const consolePage = consolePagePerTest(
+  () => browser,
+  () => server.baseUrl,
+);
 
 beforeAll(async () => {
   [server, browser] = await Promise.all([
@@ -45,16 +41,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await server?.stop();
-});
-
-beforeEach(async () => {
-  consolePage = await openConsole(browser, server.baseUrl);
-});
-
-afterEach(async () => {
-  expect(await consolePage.cspViolations()).toEqual([]);
-  expect(consolePage.pageErrors).toEqual([]);
-  await consolePage.close();
 });
 
 const isKeyCall = (script: string) => (r: { url(): string }) =>

@@ -9,14 +9,13 @@ import { addDays, displayAmount, LOAN_MESSAGES, loansCsvText, localDay } from '@
 import type { NodeEnvelopeCodec } from '@lendlock/contract/node';
 import { profileFor, rng, SimulatedDevice } from '@lendlock/device-sim';
 import type { Browser } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { DEVICE_LABELS } from '../apps/web/src/features/devices/labels';
 import { LOAN_LABELS } from '../apps/web/src/features/loans/labels';
 import {
-  type ConsolePage,
+  consolePagePerTest,
   fieldLabelled,
   launchBrowser,
-  openConsole,
   screenTitle,
   serverCodec,
   signIn,
@@ -31,7 +30,10 @@ const seed = randomSeed();
 let server: RunningServer;
 let browser: Browser;
 let codec: NodeEnvelopeCodec;
-let consolePage: ConsolePage;
+const consolePage = consolePagePerTest(
+  () => browser,
+  () => server.baseUrl,
+);
 let imei = '';
 
 beforeAll(async () => {
@@ -54,16 +56,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await server?.stop();
-});
-
-beforeEach(async () => {
-  consolePage = await openConsole(browser, server.baseUrl);
-});
-
-afterEach(async () => {
-  expect(await consolePage.cspViolations()).toEqual([]);
-  expect(consolePage.pageErrors).toEqual([]);
-  await consolePage.close();
 });
 
 describe('Loans', () => {

@@ -6,10 +6,10 @@
 import { MESSAGES, validatePassword } from '@lendlock/contract';
 import type { NodeEnvelopeCodec } from '@lendlock/contract/node';
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { LABELS } from '../apps/web/src/lib/labels';
 import {
-  type ConsolePage,
+  consolePagePerTest,
   launchBrowser,
   nextAlert,
   openConsole,
@@ -29,7 +29,10 @@ let browser: Browser;
 let mailbox: Mailbox;
 let codec: NodeEnvelopeCodec;
 let minLength: number;
-let consolePage: ConsolePage;
+const consolePage = consolePagePerTest(
+  () => browser,
+  () => server.baseUrl,
+);
 
 beforeAll(async () => {
   mailbox = await startMailbox();
@@ -49,16 +52,6 @@ afterAll(async () => {
   await browser?.close();
   await server?.stop();
   await mailbox?.close();
-});
-
-beforeEach(async () => {
-  consolePage = await openConsole(browser, server.baseUrl);
-});
-
-afterEach(async () => {
-  expect(await consolePage.cspViolations()).toEqual([]);
-  expect(consolePage.pageErrors).toEqual([]);
-  await consolePage.close();
 });
 
 /** Fills Forgot Password with `email`, presses the button and returns the text the page then shows. */

@@ -9,16 +9,9 @@ import { addDays, COLLECTIONS_MESSAGES, lenderClock } from '@lendlock/contract';
 import type { NodeEnvelopeCodec } from '@lendlock/contract/node';
 import type { Fleet } from '@lendlock/device-sim';
 import type { Browser } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { COLLECTIONS_LABELS as L } from '../apps/web/src/pages/Collections/labels';
-import {
-  type ConsolePage,
-  launchBrowser,
-  openConsole,
-  screenTitle,
-  serverCodec,
-  signIn,
-} from './support/browser';
+import { consolePagePerTest, launchBrowser, screenTitle, serverCodec, signIn } from './support/browser';
 import { apiCall, apiToken, eventually, newEnrollmentSecret, randomSeed, startFleet } from './support/fleet';
 import { type RunningServer, startServer } from './support/server';
 import { USERS } from './support/users';
@@ -27,7 +20,10 @@ let server: RunningServer;
 let browser: Browser;
 let codec: NodeEnvelopeCodec;
 let fleet: Fleet;
-let consolePage: ConsolePage;
+const consolePage = consolePagePerTest(
+  () => browser,
+  () => server.baseUrl,
+);
 const enrollmentSecret = newEnrollmentSecret();
 const today = lenderClock('Asia/Kolkata', new Date()).date;
 const CUSTOMER = 'Customer Paid Up';
@@ -61,16 +57,6 @@ afterAll(async () => {
   await fleet?.stop();
   await browser?.close();
   await server?.stop();
-});
-
-beforeEach(async () => {
-  consolePage = await openConsole(browser, server.baseUrl);
-});
-
-afterEach(async () => {
-  expect(await consolePage.cspViolations()).toEqual([]);
-  expect(consolePage.pageErrors).toEqual([]);
-  await consolePage.close();
 });
 
 describe('Release approvals', () => {

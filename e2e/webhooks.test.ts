@@ -10,16 +10,9 @@ import type { NodeEnvelopeCodec } from '@lendlock/contract/node';
 import type { Fleet } from '@lendlock/device-sim';
 import type { Browser } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { WEBHOOK_LABELS } from '../apps/web/src/pages/Webhooks/labels';
-import {
-  type ConsolePage,
-  launchBrowser,
-  openConsole,
-  screenTitle,
-  serverCodec,
-  signIn,
-} from './support/browser';
+import { consolePagePerTest, launchBrowser, screenTitle, serverCodec, signIn } from './support/browser';
 import { waitUntil } from './support/commandFleet';
 import { newEnrollmentSecret, randomSeed, startFleet } from './support/fleet';
 import { type RunningServer, startServer } from './support/server';
@@ -34,7 +27,10 @@ interface Received {
 let server: RunningServer;
 let browser: Browser;
 let codec: NodeEnvelopeCodec;
-let consolePage: ConsolePage;
+const consolePage = consolePagePerTest(
+  () => browser,
+  () => server.baseUrl,
+);
 let receiver: Server;
 let receiverUrl = '';
 let secret = '';
@@ -80,16 +76,6 @@ afterAll(async () => {
   await server?.stop();
   receiver?.closeAllConnections();
   await new Promise((resolve) => receiver?.close(resolve));
-});
-
-beforeEach(async () => {
-  consolePage = await openConsole(browser, server.baseUrl);
-});
-
-afterEach(async () => {
-  expect(await consolePage.cspViolations()).toEqual([]);
-  expect(consolePage.pageErrors).toEqual([]);
-  await consolePage.close();
 });
 
 describe('Webhooks screen', () => {

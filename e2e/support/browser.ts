@@ -9,6 +9,7 @@ import {
 } from '@lendlock/contract';
 import { createNodeEnvelopeCodec, type NodeEnvelopeCodec } from '@lendlock/contract/node';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { afterEach, beforeEach, expect } from 'vitest';
 import { LABELS } from '../../apps/web/src/lib/labels';
 import { PASSWORD, type TestUser } from './users';
 
@@ -78,6 +79,51 @@ export async function openConsole(
       return [...consoleReports, ...fromPage];
     },
     close: () => context.close(),
+  };
+}
+
+/**
+ * A fresh console page for each test of the file: opened before it, and after it checked (no CSP
+ * violation, no uncaught error in the page) and closed. Call it at the top level of a test file; what it
+ * returns reads as the running test's page (`consolePage.page`).
+ */
+export function consolePagePerTest(
+  browser: () => Browser,
+  baseUrl: () => string,
+  options: { timezoneId?: string } = {},
+): ConsolePage {
+  let current: ConsolePage | undefined;
+  const open = (): ConsolePage => {
+    if (!current) throw new Error('no console page outside a test');
+    return current;
+  };
+  beforeEach(async () => {
+    current = await openConsole(browser(), baseUrl(), options);
+  });
+  afterEach(async () => {
+    // Not opened (its beforeEach failed): that failure is the one to report.
+    if (!current) return;
+    const page = current;
+    current = undefined;
+    try {
+      expect(await page.cspViolations()).toEqual([]);
+      expect(page.pageErrors).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  });
+  return {
+    get context() {
+      return open().context;
+    },
+    get page() {
+      return open().page;
+    },
+    get pageErrors() {
+      return open().pageErrors;
+    },
+    cspViolations: () => open().cspViolations(),
+    close: () => open().close(),
   };
 }
 
