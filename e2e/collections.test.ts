@@ -17,7 +17,7 @@ import { addDays, COLLECTIONS_MESSAGES, lenderClock } from '@lendlock/contract';
 import type { NodeEnvelopeCodec } from '@lendlock/contract/node';
 import type { Fleet } from '@lendlock/device-sim';
 import type { Browser, Locator, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HOLD_LABELS } from '../apps/web/src/features/collections/labels';
 import { DEVICE_LABELS } from '../apps/web/src/features/devices/labels';
 import {
@@ -25,16 +25,10 @@ import {
   COLLECTIONS_LABELS as L,
   SKIP_LABELS,
 } from '../apps/web/src/pages/Collections/labels';
-import {
-  consolePagePerTest,
-  fieldLabelled,
-  launchBrowser,
-  screenTitle,
-  serverCodec,
-  signIn,
-} from './support/browser';
-import { apiCall, apiToken, newEnrollmentSecret, randomSeed, startFleet } from './support/fleet';
-import { type RunningServer, startServer } from './support/server';
+import { consolePagePerTest, fieldLabelled, screenTitle, signIn } from './support/browser';
+import { apiCall, apiToken } from './support/fleet';
+import type { RunningServer } from './support/server';
+import { type ConsoleStand, startConsoleStand } from './support/stand';
 import { labelled } from './support/ui';
 import { USERS } from './support/users';
 
@@ -42,26 +36,19 @@ let server: RunningServer;
 let browser: Browser;
 let codec: NodeEnvelopeCodec;
 let fleet: Fleet;
+let stand: ConsoleStand;
 const consolePage = consolePagePerTest(
   () => browser,
   () => server.baseUrl,
 );
-const enrollmentSecret = newEnrollmentSecret();
 /** The devices' IMEIs: [10 days overdue, due today, due in 3 days, 10 days overdue]. */
 let imeis: string[] = [];
 /** Today in the default policy's zone (Asia/Kolkata), as the server plans it. */
 const today = lenderClock('Asia/Kolkata', new Date()).date;
 
 beforeAll(async () => {
-  [server, browser] = await Promise.all([
-    startServer({
-      templateDataDir: inject('templateDataDir'),
-      env: () => ({ ENROLLMENT_SECRET: enrollmentSecret, COLLECTIONS_WORKERS: 'off' }),
-    }),
-    launchBrowser(),
-  ]);
-  ({ codec } = await serverCodec(server.baseUrl));
-  fleet = await startFleet({ baseUrl: server.baseUrl, enrollmentSecret, devices: 4, seed: randomSeed() });
+  stand = await startConsoleStand({ devices: 4, env: { COLLECTIONS_WORKERS: 'off' } });
+  ({ server, browser, codec, fleet } = stand);
   imeis = fleet.devices.map((device) => device.imei);
   const dues = [-10, 0, 3, -10];
   const token = await apiToken(server.baseUrl, USERS.admin);
@@ -77,9 +64,7 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
-  await fleet?.stop();
-  await browser?.close();
-  await server?.stop();
+  await stand?.stop();
 });
 
 async function openCollections(page: Page) {

@@ -6,25 +6,18 @@
  * phone locked, so this follows it from the payment to the device.
  */
 import { addDays, COLLECTIONS_MESSAGES, lenderClock } from '@lendlock/contract';
-import type { NodeEnvelopeCodec } from '@lendlock/contract/node';
-import type { Fleet } from '@lendlock/device-sim';
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COLLECTIONS_LABELS as L } from '../apps/web/src/pages/Collections/labels';
-import { consolePagePerTest, launchBrowser, screenTitle, serverCodec, signIn } from './support/browser';
-import { apiCall, apiToken, eventually, newEnrollmentSecret, randomSeed, startFleet } from './support/fleet';
-import { type RunningServer, startServer } from './support/server';
+import { consolePagePerTest, screenTitle, signIn } from './support/browser';
+import { apiCall, apiToken, eventually } from './support/fleet';
+import { type ConsoleStand, startConsoleStand } from './support/stand';
 import { USERS } from './support/users';
 
-let server: RunningServer;
-let browser: Browser;
-let codec: NodeEnvelopeCodec;
-let fleet: Fleet;
+let stand: ConsoleStand;
 const consolePage = consolePagePerTest(
-  () => browser,
-  () => server.baseUrl,
+  () => stand.browser,
+  () => stand.server.baseUrl,
 );
-const enrollmentSecret = newEnrollmentSecret();
 const today = lenderClock('Asia/Kolkata', new Date()).date;
 const CUSTOMER = 'Customer Paid Up';
 
@@ -37,37 +30,31 @@ interface Release {
 
 async function releases(token: string, state = 'AWAITING_APPROVAL'): Promise<Release[]> {
   return (
-    await apiCall<{ items: Release[] }>(server.baseUrl, token, `/api/v2/collections/releases?state=${state}`)
+    await apiCall<{ items: Release[] }>(
+      stand.server.baseUrl,
+      token,
+      `/api/v2/collections/releases?state=${state}`,
+    )
   ).items;
 }
 
 beforeAll(async () => {
-  [server, browser] = await Promise.all([
-    startServer({
-      templateDataDir: inject('templateDataDir'),
-      env: () => ({ ENROLLMENT_SECRET: enrollmentSecret, COLLECTIONS_WATCH_INTERVAL: '300ms' }),
-    }),
-    launchBrowser(),
-  ]);
-  ({ codec } = await serverCodec(server.baseUrl));
-  fleet = await startFleet({ baseUrl: server.baseUrl, enrollmentSecret, devices: 1, seed: randomSeed() });
+  stand = await startConsoleStand({ devices: 1, env: { COLLECTIONS_WATCH_INTERVAL: '300ms' } });
 }, 180_000);
 
 afterAll(async () => {
-  await fleet?.stop();
-  await browser?.close();
-  await server?.stop();
+  await stand?.stop();
 });
 
 describe('Release approvals', () => {
   it('a paid-off loan queues its release; an ADMIN approves it and the phone is released', async () => {
-    const device = fleet.devices[0];
+    const device = stand.fleet.devices[0];
     if (!device) throw new Error('no device');
     const imei = device.imei;
-    const admin = await apiToken(server.baseUrl, USERS.admin);
-    const root = await apiToken(server.baseUrl, USERS.superadmin);
+    const admin = await apiToken(stand.server.baseUrl, USERS.admin);
+    const root = await apiToken(stand.server.baseUrl, USERS.superadmin);
     const loanRef = `E2E-REL-${imei.slice(-6)}`;
-    await apiCall(server.baseUrl, admin, '/api/v2/loans', {
+    await apiCall(stand.server.baseUrl, admin, '/api/v2/loans', {
       loans: [
         {
           loanRef,
@@ -80,11 +67,11 @@ describe('Release approvals', () => {
     });
     // The SUPERADMIN turns collections on, releasing only after approval.
     const current = await apiCall<{ policy: Record<string, unknown> }>(
-      server.baseUrl,
+      stand.server.baseUrl,
       root,
       '/api/v2/collections/policy',
     );
-    const saved = await fetch(`${server.baseUrl}/api/v2/collections/policy`, {
+    const saved = await fetch(`${stand.server.baseUrl}/api/v2/collections/policy`, {
       method: 'PUT',
       headers: { 'x-api-key': root, 'content-type': 'application/json' },
       body: JSON.stringify({ policy: { ...current.policy, enabled: true, release: 'APPROVAL' } }),
@@ -92,7 +79,7 @@ describe('Release approvals', () => {
     expect(saved.status, await saved.clone().text()).toBe(200);
 
     // The last instalment is paid: the release waits for an operator, the phone is not released.
-    await apiCall(server.baseUrl, admin, '/api/v2/payments', {
+    await apiCall(stand.server.baseUrl, admin, '/api/v2/payments', {
       paymentRef: `PAY-${loanRef}`,
       loanRef,
       amount: '1499.50',
@@ -102,7 +89,7 @@ describe('Release approvals', () => {
     expect(device.state.released).toBe(false);
 
     const { page } = consolePage;
-    await signIn(page, codec, USERS.admin);
+    await signIn(page, stand.codec, USERS.admin);
     await page.getByTestId('nav-collections').click();
     await page.getByRole('heading', { name: screenTitle('collections'), level: 1 }).waitFor();
     await page.getByRole('tab', { name: L.tabs.releases }).click();
