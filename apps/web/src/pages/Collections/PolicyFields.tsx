@@ -13,7 +13,7 @@ import {
   TextInput,
   Title,
 } from '@mantine/core';
-import { useMemo } from 'react';
+import { type ReactNode, useMemo } from 'react';
 import { COLLECTIONS_LABELS as L } from './labels';
 import type { PolicyErrors, PolicyFormValues, ReleaseMode } from './policyForm';
 import { timeZoneOptions } from './policyForm';
@@ -23,6 +23,28 @@ const RELEASE_OPTIONS = (Object.keys(L.releaseOptions) as ReleaseMode[]).map((va
   value,
   label: L.releaseOptions[value],
 }));
+
+type TextField =
+  | 'preDaysBefore'
+  | 'postEveryDays'
+  | 'lockAfterDaysOverdue'
+  | 'quietStart'
+  | 'quietEnd'
+  | 'excludedImeis'
+  | 'excludedRetailers';
+type ToggleField = 'enabled' | 'due' | 'lockEnabled' | 'unlockOnPayment' | 'quietEnabled';
+
+/** A titled group of the policy's fields, in a grid of `cols` columns from the small breakpoint on. */
+function Section({ title, cols, children }: { title: string; cols: number; children: ReactNode }) {
+  return (
+    <Stack gap="xs">
+      <Title order={3} size="h5">
+        {title}
+      </Title>
+      <SimpleGrid cols={{ base: 1, sm: cols }}>{children}</SimpleGrid>
+    </Stack>
+  );
+}
 
 export function PolicyFields({
   values,
@@ -36,159 +58,91 @@ export function PolicyFields({
   onChange: <K extends keyof PolicyFormValues>(field: K, value: PolicyFormValues[K]) => void;
 }) {
   const zones = useMemo(() => timeZoneOptions(values.timeZone), [values.timeZone]);
-  const text =
-    (field: 'preDaysBefore' | 'postEveryDays' | 'lockAfterDaysOverdue' | 'quietStart' | 'quietEnd') =>
-    (event: { currentTarget: { value: string } }) =>
-      onChange(field, event.currentTarget.value);
-  const toggle =
-    (field: 'enabled' | 'due' | 'lockEnabled' | 'unlockOnPayment' | 'quietEnabled') =>
-    (event: { currentTarget: { checked: boolean } }) =>
-      onChange(field, event.currentTarget.checked);
+  const text = (field: TextField) => (event: { currentTarget: { value: string } }) =>
+    onChange(field, event.currentTarget.value);
+  /** A switch; `beside` lines it up with the inputs of its row (their label above). */
+  const toggle = (field: ToggleField, beside = false) => (
+    <Switch
+      size="md"
+      {...(beside ? { mt: { sm: 'xl' } } : {})}
+      label={F[field]}
+      checked={values[field]}
+      onChange={(event) => onChange(field, event.currentTarget.checked)}
+      error={errors[field]}
+    />
+  );
+  /** A whole number of days; `off` greys it out while its switch is off. */
+  const days = (field: 'preDaysBefore' | 'postEveryDays' | 'lockAfterDaysOverdue', off = false) => (
+    <TextInput
+      label={F[field]}
+      inputMode="numeric"
+      maxLength={3}
+      disabled={readOnly || off}
+      value={values[field]}
+      onChange={text(field)}
+      error={errors[field]}
+    />
+  );
+  const time = (field: 'quietStart' | 'quietEnd') => (
+    <TextInput
+      type="time"
+      label={F[field]}
+      disabled={readOnly || !values.quietEnabled}
+      value={values[field]}
+      onChange={text(field)}
+      error={errors[field]}
+    />
+  );
+  const list = (field: 'excludedImeis' | 'excludedRetailers') => (
+    <Textarea
+      label={F[field]}
+      autosize
+      minRows={2}
+      maxRows={8}
+      value={values[field]}
+      onChange={text(field)}
+      error={errors[field]}
+    />
+  );
 
   return (
     <Fieldset variant="unstyled" disabled={readOnly} data-testid="policy-fields">
       <Stack gap="lg">
-        <Switch
-          size="md"
-          label={F.enabled}
-          checked={values.enabled}
-          onChange={toggle('enabled')}
-          error={errors.enabled}
-        />
-
-        <Stack gap="xs">
-          <Title order={3} size="h5">
-            {L.remindersTitle}
-          </Title>
-          <SimpleGrid cols={{ base: 1, sm: 3 }}>
-            <TextInput
-              label={F.preDaysBefore}
-              inputMode="numeric"
-              maxLength={3}
-              value={values.preDaysBefore}
-              onChange={text('preDaysBefore')}
-              error={errors.preDaysBefore}
-            />
-            <Switch
-              size="md"
-              mt={{ sm: 'xl' }}
-              label={F.due}
-              checked={values.due}
-              onChange={toggle('due')}
-              error={errors.due}
-            />
-            <TextInput
-              label={F.postEveryDays}
-              inputMode="numeric"
-              maxLength={3}
-              value={values.postEveryDays}
-              onChange={text('postEveryDays')}
-              error={errors.postEveryDays}
-            />
-          </SimpleGrid>
-        </Stack>
-
-        <Stack gap="xs">
-          <Title order={3} size="h5">
-            {L.lockTitle}
-          </Title>
-          <SimpleGrid cols={{ base: 1, sm: 2 }}>
-            <Switch
-              size="md"
-              label={F.lockEnabled}
-              checked={values.lockEnabled}
-              onChange={toggle('lockEnabled')}
-            />
-            <TextInput
-              label={F.lockAfterDaysOverdue}
-              inputMode="numeric"
-              maxLength={3}
-              disabled={readOnly || !values.lockEnabled}
-              value={values.lockAfterDaysOverdue}
-              onChange={text('lockAfterDaysOverdue')}
-              error={errors.lockAfterDaysOverdue}
-            />
-            <Switch
-              size="md"
-              label={F.unlockOnPayment}
-              checked={values.unlockOnPayment}
-              onChange={toggle('unlockOnPayment')}
-              error={errors.unlockOnPayment}
-            />
-            <NativeSelect
-              label={F.release}
-              data={RELEASE_OPTIONS}
-              value={values.release}
-              onChange={(event) => onChange('release', event.currentTarget.value as ReleaseMode)}
-              error={errors.release}
-            />
-          </SimpleGrid>
-        </Stack>
-
-        <Stack gap="xs">
-          <Title order={3} size="h5">
-            {L.scheduleTitle}
-          </Title>
-          <SimpleGrid cols={{ base: 1, sm: 2 }}>
-            <Autocomplete
-              label={F.timeZone}
-              data={zones}
-              limit={20}
-              value={values.timeZone}
-              onChange={(value) => onChange('timeZone', value)}
-              error={errors.timeZone}
-            />
-            <Switch
-              size="md"
-              mt={{ sm: 'xl' }}
-              label={F.quietEnabled}
-              checked={values.quietEnabled}
-              onChange={toggle('quietEnabled')}
-            />
-            <TextInput
-              type="time"
-              label={F.quietStart}
-              disabled={readOnly || !values.quietEnabled}
-              value={values.quietStart}
-              onChange={text('quietStart')}
-              error={errors.quietStart}
-            />
-            <TextInput
-              type="time"
-              label={F.quietEnd}
-              disabled={readOnly || !values.quietEnabled}
-              value={values.quietEnd}
-              onChange={text('quietEnd')}
-              error={errors.quietEnd}
-            />
-          </SimpleGrid>
-        </Stack>
-
-        <Stack gap="xs">
-          <Title order={3} size="h5">
-            {L.exclusionsTitle}
-          </Title>
-          <SimpleGrid cols={{ base: 1, sm: 2 }}>
-            <Textarea
-              label={F.excludedImeis}
-              autosize
-              minRows={2}
-              maxRows={8}
-              value={values.excludedImeis}
-              onChange={(event) => onChange('excludedImeis', event.currentTarget.value)}
-              error={errors.excludedImeis}
-            />
-            <Textarea
-              label={F.excludedRetailers}
-              autosize
-              minRows={2}
-              maxRows={8}
-              value={values.excludedRetailers}
-              onChange={(event) => onChange('excludedRetailers', event.currentTarget.value)}
-              error={errors.excludedRetailers}
-            />
-          </SimpleGrid>
-        </Stack>
+        {toggle('enabled')}
+        <Section title={L.remindersTitle} cols={3}>
+          {days('preDaysBefore')}
+          {toggle('due', true)}
+          {days('postEveryDays')}
+        </Section>
+        <Section title={L.lockTitle} cols={2}>
+          {toggle('lockEnabled')}
+          {days('lockAfterDaysOverdue', !values.lockEnabled)}
+          {toggle('unlockOnPayment')}
+          <NativeSelect
+            label={F.release}
+            data={RELEASE_OPTIONS}
+            value={values.release}
+            onChange={(event) => onChange('release', event.currentTarget.value as ReleaseMode)}
+            error={errors.release}
+          />
+        </Section>
+        <Section title={L.scheduleTitle} cols={2}>
+          <Autocomplete
+            label={F.timeZone}
+            data={zones}
+            limit={20}
+            value={values.timeZone}
+            onChange={(value) => onChange('timeZone', value)}
+            error={errors.timeZone}
+          />
+          {toggle('quietEnabled', true)}
+          {time('quietStart')}
+          {time('quietEnd')}
+        </Section>
+        <Section title={L.exclusionsTitle} cols={2}>
+          {list('excludedImeis')}
+          {list('excludedRetailers')}
+        </Section>
       </Stack>
     </Fieldset>
   );
