@@ -8,7 +8,8 @@
  *   npm run build && node --import tsx bench/console-ui.ts
  */
 import { MESSAGES, SUPERADMIN_PREFIX } from '@lendlock/contract';
-import { chromium, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
+import { launchChromium } from './lib/chromium';
 import { type Figure, fmt } from './lib/report';
 import { SUPERADMIN, startServerProcess } from './lib/server';
 
@@ -87,16 +88,7 @@ async function validateOnScreen(page: Page, url: string, csv: Buffer): Promise<T
 export async function consoleScreensBenchmark(log: (line: string) => void): Promise<Figure[]> {
   log(`6b Console screens: a ${fmt.int(CSV_ROWS)}-row batch CSV validated on Lock Device in Chromium`);
   const server = await startServerProcess({});
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--no-first-run',
-      '--disable-background-networking',
-    ],
-  });
+  const browser = await launchChromium();
   try {
     const page = await browser.newPage();
     // tsx names the functions passed to evaluate() with an `__name` helper the page lacks.

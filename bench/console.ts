@@ -6,12 +6,10 @@
  *   node --import tsx bench/console.ts
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { chromium } from 'playwright-core';
-import { build } from 'vite';
+import { browserBundle, launchChromium } from './lib/chromium';
 import { type Figure, fmt } from './lib/report';
 import { repoRoot } from './lib/server';
 
@@ -72,47 +70,10 @@ function bundleSizes(): { login: number; shell: number; loginFiles: string[]; sh
   return { login: gzipped(login), shell: gzipped(shell), loginFiles: [...login], shellFiles: shell.size };
 }
 
-/** The contract's CSV validator bundled for the browser, as the console ships it (Papa Parse included). */
-async function validatorBundle(): Promise<string> {
-  const out = mkdtempSync(join(tmpdir(), 'lendlock-bench-csv-'));
-  try {
-    await build({
-      configFile: false,
-      logLevel: 'silent',
-      root: repoRoot,
-      build: {
-        outDir: out,
-        emptyOutDir: true,
-        minify: true,
-        lib: {
-          entry: resolve(repoRoot, 'packages/contract/src/csv/imeiCsv.ts'),
-          formats: ['iife'],
-          name: 'LendlockCsv',
-          fileName: () => 'csv.js',
-        },
-      },
-    });
-    return readFileSync(join(out, 'csv.js'), 'utf8');
-  } finally {
-    rmSync(out, { recursive: true, force: true });
-  }
-}
-
 async function validateInBrowser(rows: number): Promise<{ ms: number; valid: number; mb: number }> {
-  const bundle = await validatorBundle();
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  // The contract's CSV validator bundled for the browser, as the console ships it (Papa Parse included).
+  const bundle = await browserBundle('packages/contract/src/csv/imeiCsv.ts', 'LendlockCsv');
+  const browser = await launchChromium();
   try {
     const page = await browser.newPage();
     await page.setContent('<!doctype html><title>csv</title>');

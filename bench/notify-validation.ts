@@ -7,45 +7,14 @@
  *
  *   node --import tsx bench/notify-validation.ts
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { chromium } from 'playwright-core';
-import { build } from 'vite';
+import { browserBundle, launchChromium } from './lib/chromium';
 import { type Figure, fmt } from './lib/report';
-import { repoRoot } from './lib/server';
 
 const ROWS = Number(process.env.BENCH_NOTIFY_ROWS ?? 500_000);
 /** Issue 17.10: at least this many rows per second. */
 const TARGET_ROWS_PER_S = 500_000;
 /** The operator's day of the run: every Pre row is dated after it, every Post row before it. */
 const TODAY = '2026-06-15';
-
-/** The Notify validator bundled for the browser, as the console ships it (Papa Parse included). */
-async function validatorBundle(): Promise<string> {
-  const out = mkdtempSync(join(tmpdir(), 'lendlock-bench-notify-'));
-  try {
-    await build({
-      configFile: false,
-      logLevel: 'silent',
-      root: repoRoot,
-      build: {
-        outDir: out,
-        emptyOutDir: true,
-        minify: true,
-        lib: {
-          entry: resolve(repoRoot, 'packages/contract/src/csv/notifyCsv.ts'),
-          formats: ['iife'],
-          name: 'LendlockNotifyCsv',
-          fileName: () => 'notify.js',
-        },
-      },
-    });
-    return readFileSync(join(out, 'notify.js'), 'utf8');
-  } finally {
-    rmSync(out, { recursive: true, force: true });
-  }
-}
 
 interface Run {
   ms: number;
@@ -55,17 +24,9 @@ interface Run {
 }
 
 async function validateInBrowser(rows: number): Promise<Run> {
-  const bundle = await validatorBundle();
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--no-first-run',
-      '--disable-background-networking',
-    ],
-  });
+  // The Notify validator bundled for the browser, as the console ships it (Papa Parse included).
+  const bundle = await browserBundle('packages/contract/src/csv/notifyCsv.ts', 'LendlockNotifyCsv');
+  const browser = await launchChromium();
   try {
     const page = await browser.newPage();
     await page.setContent('<!doctype html><title>notify csv</title>');
