@@ -1,30 +1,17 @@
 /**
- * Chromium for the benchmarks that measure the console where operators wait: Debian's Chromium
- * (CHROMIUM_PATH, /usr/bin/chromium by default; never a downloaded browser) with the flags this closed
- * network needs, and a module of the contract bundled for a page as the console ships it.
+ * Chromium for the benchmarks that measure the console where operators wait (launched as the browser
+ * tests launch it: e2e/support/chromium.ts), and a module of the contract bundled for a page as the
+ * console ships it.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { type Browser, chromium } from 'playwright-core';
 import { build } from 'vite';
+import { launchBrowser } from '../../e2e/support/chromium';
 import { repoRoot } from './server';
 
-export function launchChromium(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
-}
+/** Chromium as the browser tests launch it. */
+export const launchChromium = launchBrowser;
 
 /**
  * `entry` (a path from the repository's root) bundled, minified, as a script that sets the global

@@ -8,26 +8,12 @@ import {
   sessionSchema,
 } from '@lendlock/contract';
 import { createNodeEnvelopeCodec, type NodeEnvelopeCodec } from '@lendlock/contract/node';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterEach, beforeEach, expect } from 'vitest';
 import { LABELS } from '../../apps/web/src/lib/labels';
 import { PASSWORD, type TestUser } from './users';
 
-export async function launchBrowser(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
-}
+export { launchBrowser } from './chromium';
 
 export interface ConsolePage {
   context: BrowserContext;
