@@ -112,7 +112,7 @@ const SETUP = `## What each benchmark does
    which holds the router and the login page); the signed-in shell adds the lazily loaded layout chunk
    and its static imports. Sizes are gzip (level 6) of each file. Then the contract's CSV validator,
    built for the browser, validates a generated 1,000,000-row \`File\` in headless Chromium (the flags of
-   \`e2e/support/browser.ts\`); only the validation is timed, on the second run in the page.
+   \`e2e/support/chromium.ts\`); only the validation is timed, on the second run in the page.
 
 Beside them, for issues 9 and 16.3 (\`bench/release.ts\`): 24 releases typed by an operator, one
 every 400 ms, each to its own online simulated device (registered over HTTPS, its own MQTT connection),
