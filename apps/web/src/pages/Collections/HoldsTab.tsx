@@ -6,8 +6,8 @@ import { Button, Group, Stack, Table, Text, Textarea, TextInput, Title } from '@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { collectionKeys, listHolds, putHold, removeHold } from '../../api/collections';
-import { PageLoader } from '../../app/PageLoader';
 import { useServices } from '../../app/services';
+import { QueryTable } from '../../components/QueryTable';
 import { validateHoldImei, validateHoldReason } from '../../features/collections/holds';
 import { collectionsFailureText, HOLD_LABELS as H } from '../../features/collections/labels';
 import { formatLocalDateTime } from '../../lib/datetime';
@@ -42,55 +42,38 @@ export function HoldsTab() {
             {message.text}
           </Text>
         ) : null}
-        {holds.isPending ? (
-          <PageLoader />
-        ) : holds.isError ? (
-          <Text c="red.8" role="alert">
-            {collectionsFailureText(holds.error)}
-          </Text>
-        ) : holds.data.length === 0 ? (
-          <Text size="sm">{L.noHolds}</Text>
-        ) : (
-          <Table.ScrollContainer minWidth={720}>
-            <Table striped verticalSpacing="xs" aria-label={L.holdsTitle} data-testid="holds">
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th>{H.imei}</Table.Th>
-                  <Table.Th>{H.reason}</Table.Th>
-                  <Table.Th>{H.heldBy}</Table.Th>
-                  <Table.Th>{H.heldAt}</Table.Th>
-                  <Table.Th>{H.retailer}</Table.Th>
-                  <Table.Th>{H.action}</Table.Th>
-                </Table.Tr>
-              </Table.Thead>
-              <Table.Tbody>
-                {holds.data.map((hold) => (
-                  <Table.Tr key={hold.imei}>
-                    <Table.Td>{hold.imei}</Table.Td>
-                    <Table.Td style={{ wordBreak: 'break-word' }}>{hold.reason}</Table.Td>
-                    <Table.Td>{hold.heldBy}</Table.Td>
-                    <Table.Td>{formatLocalDateTime(hold.heldAt)}</Table.Td>
-                    <Table.Td>{hold.retailerPhone ?? '—'}</Table.Td>
-                    <Table.Td>
-                      <Button
-                        size="xs"
-                        variant="default"
-                        aria-label={H.removeOf(hold.imei)}
-                        loading={remove.isPending && remove.variables === hold.imei}
-                        onClick={() => {
-                          setMessage(null);
-                          if (window.confirm(H.confirmRemove(hold.imei))) remove.mutate(hold.imei);
-                        }}
-                      >
-                        {H.remove}
-                      </Button>
-                    </Table.Td>
-                  </Table.Tr>
-                ))}
-              </Table.Tbody>
-            </Table>
-          </Table.ScrollContainer>
-        )}
+        <QueryTable
+          query={holds}
+          failureText={collectionsFailureText}
+          empty={L.noHolds}
+          label={L.holdsTitle}
+          testId="holds"
+          minWidth={720}
+          columns={[H.imei, H.reason, H.heldBy, H.heldAt, H.retailer, H.action]}
+          row={(hold) => (
+            <Table.Tr key={hold.imei}>
+              <Table.Td>{hold.imei}</Table.Td>
+              <Table.Td style={{ wordBreak: 'break-word' }}>{hold.reason}</Table.Td>
+              <Table.Td>{hold.heldBy}</Table.Td>
+              <Table.Td>{formatLocalDateTime(hold.heldAt)}</Table.Td>
+              <Table.Td>{hold.retailerPhone ?? '—'}</Table.Td>
+              <Table.Td>
+                <Button
+                  size="xs"
+                  variant="default"
+                  aria-label={H.removeOf(hold.imei)}
+                  loading={remove.isPending && remove.variables === hold.imei}
+                  onClick={() => {
+                    setMessage(null);
+                    if (window.confirm(H.confirmRemove(hold.imei))) remove.mutate(hold.imei);
+                  }}
+                >
+                  {H.remove}
+                </Button>
+              </Table.Td>
+            </Table.Tr>
+          )}
+        />
       </Stack>
     </Stack>
   );

@@ -23,6 +23,7 @@ import {
 import { PageLoader } from '../../app/PageLoader';
 import { useServices } from '../../app/services';
 import { useSession } from '../../app/session/useSession';
+import { QueryTable } from '../../components/QueryTable';
 import { collectionsFailureText } from '../../features/collections/labels';
 import { formatLocalDateTime } from '../../lib/datetime';
 import { COLLECTIONS_LABELS as L } from './labels';
@@ -271,47 +272,32 @@ function VersionHistory() {
       <Title order={2} size="h3">
         {L.history}
       </Title>
-      {versions.isPending ? (
-        <PageLoader />
-      ) : versions.isError ? (
-        <Text c="red.8" role="alert">
-          {collectionsFailureText(versions.error)}
-        </Text>
-      ) : versions.data.length === 0 ? (
-        <Text size="sm">{L.noHistory}</Text>
-      ) : (
-        <Table.ScrollContainer minWidth={720}>
-          <Table striped verticalSpacing="xs" aria-label={L.history} data-testid="policy-history">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>{L.versionCol}</Table.Th>
-                <Table.Th>{L.byCol}</Table.Th>
-                <Table.Th>{L.atCol}</Table.Th>
-                <Table.Th>{L.changesCol}</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {versions.data.map((version) => (
-                <Table.Tr key={version.version} data-version={version.version}>
-                  <Table.Td>{version.version}</Table.Td>
-                  <Table.Td>{version.changedBy ?? '—'}</Table.Td>
-                  <Table.Td>{version.changedAt ? formatLocalDateTime(version.changedAt) : '—'}</Table.Td>
-                  <Table.Td>
-                    {version.version === 1 ? <Text size="sm">{L.firstVersion}</Text> : null}
-                    <List size="sm" spacing={2}>
-                      {version.changes.map((change) => (
-                        <List.Item key={change.field}>
-                          {version.version === 1 ? settingText(change) : changeText(change)}
-                        </List.Item>
-                      ))}
-                    </List>
-                  </Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
-      )}
+      <QueryTable
+        query={versions}
+        failureText={collectionsFailureText}
+        empty={L.noHistory}
+        label={L.history}
+        testId="policy-history"
+        minWidth={720}
+        columns={[L.versionCol, L.byCol, L.atCol, L.changesCol]}
+        row={(version) => (
+          <Table.Tr key={version.version} data-version={version.version}>
+            <Table.Td>{version.version}</Table.Td>
+            <Table.Td>{version.changedBy ?? '—'}</Table.Td>
+            <Table.Td>{version.changedAt ? formatLocalDateTime(version.changedAt) : '—'}</Table.Td>
+            <Table.Td>
+              {version.version === 1 ? <Text size="sm">{L.firstVersion}</Text> : null}
+              <List size="sm" spacing={2}>
+                {version.changes.map((change) => (
+                  <List.Item key={change.field}>
+                    {version.version === 1 ? settingText(change) : changeText(change)}
+                  </List.Item>
+                ))}
+              </List>
+            </Table.Td>
+          </Table.Tr>
+        )}
+      />
     </Stack>
   );
 }

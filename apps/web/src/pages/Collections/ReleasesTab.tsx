@@ -13,8 +13,8 @@ import {
   listReleases,
   type ReleaseState,
 } from '../../api/collections';
-import { PageLoader } from '../../app/PageLoader';
 import { useServices } from '../../app/services';
+import { QueryTable } from '../../components/QueryTable';
 import { collectionsFailureText } from '../../features/collections/labels';
 import { formatLocalDateTime } from '../../lib/datetime';
 import { COLLECTIONS_LABELS as L } from './labels';
@@ -74,92 +74,73 @@ export function ReleasesTab() {
           {message.text}
         </Text>
       ) : null}
-      {releases.isPending ? (
-        <PageLoader />
-      ) : releases.isError ? (
-        <Text c="red.8" role="alert">
-          {collectionsFailureText(releases.error)}
-        </Text>
-      ) : releases.data.length === 0 ? (
-        <Text size="sm">{L.noReleases}</Text>
-      ) : (
-        <Table.ScrollContainer minWidth={820}>
-          <Table striped verticalSpacing="xs" aria-label={L.releasesTitle} data-testid="release-queue">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>{L.imei}</Table.Th>
-                <Table.Th>{L.customer}</Table.Th>
-                <Table.Th>{L.loan}</Table.Th>
-                <Table.Th>{L.retailer}</Table.Th>
-                <Table.Th>{L.paidAt}</Table.Th>
-                <Table.Th>{L.queuedAt}</Table.Th>
-                <Table.Th>{L.state}</Table.Th>
-                <Table.Th>{L.action}</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {releases.data.map((release) => (
-                <Table.Tr key={release.id}>
-                  <Table.Td>{release.imei}</Table.Td>
-                  <Table.Td>{release.customerName}</Table.Td>
-                  <Table.Td>{release.loanRef}</Table.Td>
-                  <Table.Td>{release.retailerPhone ?? '—'}</Table.Td>
-                  <Table.Td>{release.paidAt ? formatLocalDateTime(release.paidAt) : '—'}</Table.Td>
-                  <Table.Td>{formatLocalDateTime(release.queuedAt)}</Table.Td>
-                  <Table.Td>
-                    <Badge variant="outline" color={STATE_COLOURS[release.state]}>
-                      {L.states[release.state]}
-                    </Badge>
-                  </Table.Td>
-                  <Table.Td>
-                    {release.state === 'AWAITING_APPROVAL' ? (
-                      <Group gap="xs" wrap="nowrap">
-                        <Button
-                          size="xs"
-                          color="green.9"
-                          aria-label={L.approveOf(release.imei)}
-                          loading={
-                            decide.isPending &&
-                            decide.variables?.id === release.id &&
-                            decide.variables.decision === 'approve'
-                          }
-                          onClick={() => {
-                            if (window.confirm(L.confirmApprove(release.imei, release.customerName)))
-                              decide.mutate({ id: release.id, decision: 'approve' });
-                          }}
-                        >
-                          {L.approve}
-                        </Button>
-                        <Button
-                          size="xs"
-                          variant="default"
-                          aria-label={L.rejectOf(release.imei)}
-                          loading={
-                            decide.isPending &&
-                            decide.variables?.id === release.id &&
-                            decide.variables.decision === 'reject'
-                          }
-                          onClick={() => {
-                            if (window.confirm(L.confirmReject(release.imei, release.customerName)))
-                              decide.mutate({ id: release.id, decision: 'reject' });
-                          }}
-                        >
-                          {L.reject}
-                        </Button>
-                      </Group>
-                    ) : (
-                      <Text size="sm">
-                        {release.decidedBy ?? '—'}
-                        {release.decidedAt ? ` ${formatLocalDateTime(release.decidedAt)}` : ''}
-                      </Text>
-                    )}
-                  </Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
-      )}
+      <QueryTable
+        query={releases}
+        failureText={collectionsFailureText}
+        empty={L.noReleases}
+        label={L.releasesTitle}
+        testId="release-queue"
+        minWidth={820}
+        columns={[L.imei, L.customer, L.loan, L.retailer, L.paidAt, L.queuedAt, L.state, L.action]}
+        row={(release) => (
+          <Table.Tr key={release.id}>
+            <Table.Td>{release.imei}</Table.Td>
+            <Table.Td>{release.customerName}</Table.Td>
+            <Table.Td>{release.loanRef}</Table.Td>
+            <Table.Td>{release.retailerPhone ?? '—'}</Table.Td>
+            <Table.Td>{release.paidAt ? formatLocalDateTime(release.paidAt) : '—'}</Table.Td>
+            <Table.Td>{formatLocalDateTime(release.queuedAt)}</Table.Td>
+            <Table.Td>
+              <Badge variant="outline" color={STATE_COLOURS[release.state]}>
+                {L.states[release.state]}
+              </Badge>
+            </Table.Td>
+            <Table.Td>
+              {release.state === 'AWAITING_APPROVAL' ? (
+                <Group gap="xs" wrap="nowrap">
+                  <Button
+                    size="xs"
+                    color="green.9"
+                    aria-label={L.approveOf(release.imei)}
+                    loading={
+                      decide.isPending &&
+                      decide.variables?.id === release.id &&
+                      decide.variables.decision === 'approve'
+                    }
+                    onClick={() => {
+                      if (window.confirm(L.confirmApprove(release.imei, release.customerName)))
+                        decide.mutate({ id: release.id, decision: 'approve' });
+                    }}
+                  >
+                    {L.approve}
+                  </Button>
+                  <Button
+                    size="xs"
+                    variant="default"
+                    aria-label={L.rejectOf(release.imei)}
+                    loading={
+                      decide.isPending &&
+                      decide.variables?.id === release.id &&
+                      decide.variables.decision === 'reject'
+                    }
+                    onClick={() => {
+                      if (window.confirm(L.confirmReject(release.imei, release.customerName)))
+                        decide.mutate({ id: release.id, decision: 'reject' });
+                    }}
+                  >
+                    {L.reject}
+                  </Button>
+                </Group>
+              ) : (
+                <Text size="sm">
+                  {release.decidedBy ?? '—'}
+                  {release.decidedAt ? ` ${formatLocalDateTime(release.decidedAt)}` : ''}
+                </Text>
+              )}
+            </Table.Td>
+          </Table.Tr>
+        )}
+      />
     </Stack>
   );
 }

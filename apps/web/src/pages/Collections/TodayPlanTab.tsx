@@ -7,6 +7,7 @@ import { useQuery } from '@tanstack/react-query';
 import { collectionKeys, fetchPolicy, listRuns } from '../../api/collections';
 import { PageLoader } from '../../app/PageLoader';
 import { useServices } from '../../app/services';
+import { QueryTable } from '../../components/QueryTable';
 import { collectionsFailureText } from '../../features/collections/labels';
 import { formatLocalDateTime } from '../../lib/datetime';
 import { KillSwitchCard } from './KillSwitchCard';
@@ -57,50 +58,40 @@ function Runs() {
       <Title order={2} size="h4">
         {L.runs}
       </Title>
-      {runs.isPending ? (
-        <PageLoader />
-      ) : runs.isError ? (
-        <Text c="red.8" role="alert">
-          {collectionsFailureText(runs.error)}
-        </Text>
-      ) : runs.data.length === 0 ? (
-        <Text size="sm">{L.noRuns}</Text>
-      ) : (
-        <Table.ScrollContainer minWidth={720}>
-          <Table striped verticalSpacing="xs" aria-label={L.runs} data-testid="collection-runs">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>{L.runDate}</Table.Th>
-                <Table.Th>{L.state}</Table.Th>
-                <Table.Th>{L.versionCol}</Table.Th>
-                <Table.Th>{L.startedAt}</Table.Th>
-                <Table.Th>{L.finishedAt}</Table.Th>
-                <Table.Th ta="right">{L.processed}</Table.Th>
-                <Table.Th ta="right">{L.actionsSent}</Table.Th>
-                <Table.Th ta="right">{L.resumes}</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {runs.data.map((run) => (
-                <Table.Tr key={run.id}>
-                  <Table.Td>{run.runDate}</Table.Td>
-                  <Table.Td>
-                    <Badge variant="outline" color={RUN_COLOURS[run.state]}>
-                      {run.state}
-                    </Badge>
-                  </Table.Td>
-                  <Table.Td>{run.version}</Table.Td>
-                  <Table.Td>{formatLocalDateTime(run.startedAt)}</Table.Td>
-                  <Table.Td>{run.finishedAt ? formatLocalDateTime(run.finishedAt) : '—'}</Table.Td>
-                  <Table.Td ta="right">{run.processed}</Table.Td>
-                  <Table.Td ta="right">{actionsToSend(run.counts)}</Table.Td>
-                  <Table.Td ta="right">{run.resumes}</Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
-      )}
+      <QueryTable
+        query={runs}
+        failureText={collectionsFailureText}
+        empty={L.noRuns}
+        label={L.runs}
+        testId="collection-runs"
+        minWidth={720}
+        columns={[
+          L.runDate,
+          L.state,
+          L.versionCol,
+          L.startedAt,
+          L.finishedAt,
+          { label: L.processed, right: true },
+          { label: L.actionsSent, right: true },
+          { label: L.resumes, right: true },
+        ]}
+        row={(run) => (
+          <Table.Tr key={run.id}>
+            <Table.Td>{run.runDate}</Table.Td>
+            <Table.Td>
+              <Badge variant="outline" color={RUN_COLOURS[run.state]}>
+                {run.state}
+              </Badge>
+            </Table.Td>
+            <Table.Td>{run.version}</Table.Td>
+            <Table.Td>{formatLocalDateTime(run.startedAt)}</Table.Td>
+            <Table.Td>{run.finishedAt ? formatLocalDateTime(run.finishedAt) : '—'}</Table.Td>
+            <Table.Td ta="right">{run.processed}</Table.Td>
+            <Table.Td ta="right">{actionsToSend(run.counts)}</Table.Td>
+            <Table.Td ta="right">{run.resumes}</Table.Td>
+          </Table.Tr>
+        )}
+      />
     </Stack>
   );
 }

@@ -42,6 +42,7 @@ import { PageTitle } from '../../app/layout/PageTitle';
 import { PageLoader } from '../../app/PageLoader';
 import { useServices } from '../../app/services';
 import { OneTimeSecret } from '../../components/OneTimeSecret';
+import { QueryTable } from '../../components/QueryTable';
 import { formatLocalDateTime } from '../../lib/datetime';
 import { WEBHOOK_LABELS, webhookFailureText } from './labels';
 
@@ -284,65 +285,52 @@ function Deliveries({ endpointId }: { endpointId: number }) {
           w={180}
         />
       </Group>
-      {deliveries.isPending ? (
-        <PageLoader />
-      ) : deliveries.isError ? (
-        <Text c="red.8" role="alert">
-          {webhookFailureText(deliveries.error)}
-        </Text>
-      ) : deliveries.data.length === 0 ? (
-        <Text>{WEBHOOK_LABELS.noDeliveries}</Text>
-      ) : (
-        <Table.ScrollContainer minWidth={720}>
-          <Table striped verticalSpacing="xs" aria-label={WEBHOOK_LABELS.deliveries}>
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>{WEBHOOK_LABELS.event}</Table.Th>
-                <Table.Th>{WEBHOOK_LABELS.messageId}</Table.Th>
-                <Table.Th>{WEBHOOK_LABELS.status}</Table.Th>
-                <Table.Th>{WEBHOOK_LABELS.statusCode}</Table.Th>
-                <Table.Th>{WEBHOOK_LABELS.attempts}</Table.Th>
-                <Table.Th>{WEBHOOK_LABELS.nextTry}</Table.Th>
-                <Table.Th>{WEBHOOK_LABELS.createdAt}</Table.Th>
-                <Table.Th>{WEBHOOK_LABELS.action}</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {deliveries.data.map((delivery) => (
-                <Table.Tr key={delivery.id}>
-                  <Table.Td>{delivery.event}</Table.Td>
-                  <Table.Td>
-                    <Code>{delivery.messageId}</Code>
-                  </Table.Td>
-                  <Table.Td>
-                    <Badge variant="outline" color={STATUS_COLOURS[delivery.status]}>
-                      {delivery.status}
-                    </Badge>
-                    {delivery.lastError ? <Text size="xs">{delivery.lastError}</Text> : null}
-                  </Table.Td>
-                  <Table.Td>{delivery.lastStatusCode ?? '—'}</Table.Td>
-                  <Table.Td>{delivery.attempts}</Table.Td>
-                  <Table.Td>
-                    {delivery.nextAttemptAt ? formatLocalDateTime(delivery.nextAttemptAt) : '—'}
-                  </Table.Td>
-                  <Table.Td>{formatLocalDateTime(delivery.createdAt)}</Table.Td>
-                  <Table.Td>
-                    <Button
-                      size="xs"
-                      variant="default"
-                      aria-label={WEBHOOK_LABELS.replayOf(delivery.messageId)}
-                      loading={replay.isPending && replay.variables?.id === delivery.id}
-                      onClick={() => replay.mutate(delivery)}
-                    >
-                      {WEBHOOK_LABELS.replay}
-                    </Button>
-                  </Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
-      )}
+      <QueryTable
+        query={deliveries}
+        failureText={webhookFailureText}
+        empty={WEBHOOK_LABELS.noDeliveries}
+        label={WEBHOOK_LABELS.deliveries}
+        minWidth={720}
+        columns={[
+          WEBHOOK_LABELS.event,
+          WEBHOOK_LABELS.messageId,
+          WEBHOOK_LABELS.status,
+          WEBHOOK_LABELS.statusCode,
+          WEBHOOK_LABELS.attempts,
+          WEBHOOK_LABELS.nextTry,
+          WEBHOOK_LABELS.createdAt,
+          WEBHOOK_LABELS.action,
+        ]}
+        row={(delivery) => (
+          <Table.Tr key={delivery.id}>
+            <Table.Td>{delivery.event}</Table.Td>
+            <Table.Td>
+              <Code>{delivery.messageId}</Code>
+            </Table.Td>
+            <Table.Td>
+              <Badge variant="outline" color={STATUS_COLOURS[delivery.status]}>
+                {delivery.status}
+              </Badge>
+              {delivery.lastError ? <Text size="xs">{delivery.lastError}</Text> : null}
+            </Table.Td>
+            <Table.Td>{delivery.lastStatusCode ?? '—'}</Table.Td>
+            <Table.Td>{delivery.attempts}</Table.Td>
+            <Table.Td>{delivery.nextAttemptAt ? formatLocalDateTime(delivery.nextAttemptAt) : '—'}</Table.Td>
+            <Table.Td>{formatLocalDateTime(delivery.createdAt)}</Table.Td>
+            <Table.Td>
+              <Button
+                size="xs"
+                variant="default"
+                aria-label={WEBHOOK_LABELS.replayOf(delivery.messageId)}
+                loading={replay.isPending && replay.variables?.id === delivery.id}
+                onClick={() => replay.mutate(delivery)}
+              >
+                {WEBHOOK_LABELS.replay}
+              </Button>
+            </Table.Td>
+          </Table.Tr>
+        )}
+      />
     </Stack>
   );
 }
