@@ -3,6 +3,8 @@
  * "after an operator approves"; Approve sends the RELEASE through the one command pipeline, Reject keeps
  * the device in the lender's control. Each asks for a confirmation first. Decided ones are listed too.
  */
+
+import type { ReleaseRequest } from '@lendlock/contract';
 import { Badge, Button, Group, NativeSelect, Stack, Table, Text, Title } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
@@ -25,6 +27,12 @@ const STATE_OPTIONS = (Object.keys(L.states) as ReleaseState[]).map((value) => (
 }));
 const STATE_COLOURS = { AWAITING_APPROVAL: 'yellow.9', APPROVED: 'green.9', REJECTED: 'gray.8' } as const;
 
+type Decision = 'approve' | 'reject';
+const DECISIONS = {
+  approve: { colour: { color: 'green.9' }, label: L.approve, of: L.approveOf, confirm: L.confirmApprove },
+  reject: { colour: { variant: 'default' }, label: L.reject, of: L.rejectOf, confirm: L.confirmReject },
+} as const;
+
 export function ReleasesTab() {
   const { api } = useServices();
   const queryClient = useQueryClient();
@@ -40,13 +48,34 @@ export function ReleasesTab() {
     refetchInterval: 30_000,
   });
   const decide = useMutation({
-    mutationFn: (request: { id: number; decision: 'approve' | 'reject' }) => decideRelease(api, request),
+    mutationFn: (request: { id: number; decision: Decision }) => decideRelease(api, request),
     onSuccess: (reply) => {
       setMessage({ text: reply.message, error: false });
       void queryClient.invalidateQueries({ queryKey: collectionKeys.all });
     },
     onError: (failure) => setMessage({ text: collectionsFailureText(failure), error: true }),
   });
+
+  /** Approve or Reject, each after its confirmation; the one being sent shows it is loading. */
+  const decisionButton = (release: ReleaseRequest, decision: Decision) => {
+    const { colour, label, of, confirm } = DECISIONS[decision];
+    return (
+      <Button
+        size="xs"
+        {...colour}
+        aria-label={of(release.imei)}
+        loading={
+          decide.isPending && decide.variables?.id === release.id && decide.variables.decision === decision
+        }
+        onClick={() => {
+          if (window.confirm(confirm(release.imei, release.customerName)))
+            decide.mutate({ id: release.id, decision });
+        }}
+      >
+        {label}
+      </Button>
+    );
+  };
 
   const mode = policy.data?.policy.release;
   return (
@@ -98,38 +127,8 @@ export function ReleasesTab() {
             <Table.Td>
               {release.state === 'AWAITING_APPROVAL' ? (
                 <Group gap="xs" wrap="nowrap">
-                  <Button
-                    size="xs"
-                    color="green.9"
-                    aria-label={L.approveOf(release.imei)}
-                    loading={
-                      decide.isPending &&
-                      decide.variables?.id === release.id &&
-                      decide.variables.decision === 'approve'
-                    }
-                    onClick={() => {
-                      if (window.confirm(L.confirmApprove(release.imei, release.customerName)))
-                        decide.mutate({ id: release.id, decision: 'approve' });
-                    }}
-                  >
-                    {L.approve}
-                  </Button>
-                  <Button
-                    size="xs"
-                    variant="default"
-                    aria-label={L.rejectOf(release.imei)}
-                    loading={
-                      decide.isPending &&
-                      decide.variables?.id === release.id &&
-                      decide.variables.decision === 'reject'
-                    }
-                    onClick={() => {
-                      if (window.confirm(L.confirmReject(release.imei, release.customerName)))
-                        decide.mutate({ id: release.id, decision: 'reject' });
-                    }}
-                  >
-                    {L.reject}
-                  </Button>
+                  {decisionButton(release, 'approve')}
+                  {decisionButton(release, 'reject')}
                 </Group>
               ) : (
                 <Text size="sm">
