@@ -1,14 +1,13 @@
 import { isEnvelope, MESSAGES, SUPERADMIN_PREFIX, sidebarFor } from '@lendlock/contract';
 import type { NodeEnvelopeCodec } from '@lendlock/contract/node';
 import type { Browser } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { formatLocalDateTime } from '../apps/web/src/lib/datetime';
 import {
-  type ConsolePage,
+  consolePagePerTest,
   fieldLabelled,
   launchBrowser,
   nextAlert,
-  openConsole,
   screenTitle,
   serverCodec,
   sidebarHrefs,
@@ -78,7 +77,11 @@ const EXPECTED_SIDEBARS = {
 let server: RunningServer;
 let browser: Browser;
 let codec: NodeEnvelopeCodec;
-let consolePage: ConsolePage;
+// Every page must load under the server's strict CSP without a blocked style or script (checked after each test).
+const consolePage = consolePagePerTest(
+  () => browser,
+  () => server.baseUrl,
+);
 
 beforeAll(async () => {
   [server, browser] = await Promise.all([
@@ -91,17 +94,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await server?.stop();
-});
-
-beforeEach(async () => {
-  consolePage = await openConsole(browser, server.baseUrl);
-});
-
-afterEach(async () => {
-  // Every page loaded under the server's strict CSP without a blocked style or script.
-  expect(await consolePage.cspViolations()).toEqual([]);
-  expect(consolePage.pageErrors).toEqual([]);
-  await consolePage.close();
 });
 
 const path = () => new URL(consolePage.page.url()).pathname;

@@ -10,9 +10,9 @@ import { MFA_MESSAGES, SUPERADMIN_PREFIX } from '@lendlock/contract';
 import type { NodeEnvelopeCodec } from '@lendlock/contract/node';
 import { generate } from 'otplib';
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { MFA_LABELS } from '../apps/web/src/features/mfa/labels';
-import { type ConsolePage, launchBrowser, openConsole, serverCodec, submitLogin } from './support/browser';
+import { consolePagePerTest, launchBrowser, serverCodec, submitLogin } from './support/browser';
 import { type RunningServer, startServer } from './support/server';
 import { labelled, watchDialogs } from './support/ui';
 import { PASSWORD, type TestUser, USERS } from './support/users';
@@ -20,7 +20,11 @@ import { PASSWORD, type TestUser, USERS } from './support/users';
 let server: RunningServer;
 let browser: Browser;
 let codec: NodeEnvelopeCodec;
-let consolePage: ConsolePage;
+// The QR code is a data: image: the console's strict CSP must admit it and block nothing else (checked after each test).
+const consolePage = consolePagePerTest(
+  () => browser,
+  () => server.baseUrl,
+);
 
 beforeAll(async () => {
   [server, browser] = await Promise.all([
@@ -36,17 +40,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await server?.stop();
-});
-
-beforeEach(async () => {
-  consolePage = await openConsole(browser, server.baseUrl);
-});
-
-afterEach(async () => {
-  // The QR code is a data: image: the console's strict CSP admits it, and nothing else was blocked.
-  expect(await consolePage.cspViolations()).toEqual([]);
-  expect(consolePage.pageErrors).toEqual([]);
-  await consolePage.close();
 });
 
 const loginPath = (user: TestUser) => (user.level === 'SUPERADMIN' ? `${SUPERADMIN_PREFIX}/login` : '/login');

@@ -23,14 +23,13 @@ import {
 import type { NodeEnvelopeCodec } from '@lendlock/contract/node';
 import ExcelJS from 'exceljs';
 import type { Browser, Download, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { AUDIT_LABELS } from '../apps/web/src/pages/Audit/labels';
 import { REPORT_LABELS } from '../apps/web/src/pages/Reports/labels';
 import {
-  type ConsolePage,
+  consolePagePerTest,
   fieldLabelled,
   launchBrowser,
-  openConsole,
   screenTitle,
   serverCodec,
   signIn,
@@ -60,7 +59,10 @@ let server: RunningServer;
 let browser: Browser;
 let codec: NodeEnvelopeCodec;
 let token: string;
-let consolePage: ConsolePage;
+const consolePage = consolePagePerTest(
+  () => browser,
+  () => server.baseUrl,
+);
 let dialogs: Dialogs;
 let uploadedCsv: string;
 
@@ -120,15 +122,8 @@ afterAll(async () => {
   seeded?.dispose();
 });
 
-beforeEach(async () => {
-  consolePage = await openConsole(browser, server.baseUrl);
+beforeEach(() => {
   dialogs = watchDialogs(consolePage.page);
-});
-
-afterEach(async () => {
-  expect(await consolePage.cspViolations()).toEqual([]);
-  expect(consolePage.pageErrors).toEqual([]);
-  await consolePage.close();
 });
 
 async function openReports(user: TestUser = USERS.admin): Promise<Page> {
