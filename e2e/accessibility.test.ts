@@ -7,7 +7,6 @@
  * content. Device Details is also checked with an online device shown (its Online badge).
  * Issue 17.10: uploading a multi-MB batch CSV shows the bytes sent and the percent as it goes.
  */
-import AxeBuilder from '@axe-core/playwright';
 import {
   getPermissionsResponseSchema,
   SCREENS,
@@ -27,14 +26,13 @@ import { DEVICE_LABELS } from '../apps/web/src/features/devices/labels';
 import { LABELS } from '../apps/web/src/lib/labels';
 import { TWO_FACTOR_PATH } from '../apps/web/src/pages/Auth/TwoFactor/paths';
 import { USER_LABELS } from '../apps/web/src/pages/Users/labels';
+import { axeViolations } from './support/axe';
 import { chooseFile, imeiCsv, unknownImeis } from './support/batches';
 import { consolePagePerTest, fieldLabelled, launchBrowser, serverCodec, signIn } from './support/browser';
 import { apiCall, apiToken, eventually, newEnrollmentSecret, randomSeed, startFleet } from './support/fleet';
 import { type RunningServer, startServer } from './support/server';
 import { PASSWORD, type TestUser, USERS } from './support/users';
 
-/** WCAG 2.0, 2.1 and 2.2, levels A and AA. */
-const AXE_TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'];
 const enrollmentSecret = newEnrollmentSecret();
 
 /** A USER holding every permission (added through addUser.php; the template has none). */
@@ -117,26 +115,7 @@ async function settle(page: Page): Promise<void> {
 
 /** What is wrong with the page as it stands, one line per problem (none: []). */
 async function problemsOf(page: Page, where: string): Promise<string[]> {
-  const problems: string[] = [];
-  // Mantine fades dialogs and menus in: axe must judge the colours they end with, not a frame of the
-  // fade (a Submit label half-faded in measured 3.86:1 once). Endless ones (a loader) are not waited for.
-  await page.waitForFunction(() =>
-    document
-      .getAnimations()
-      .every(
-        (a) =>
-          a.playState !== 'running' || a.effect?.getComputedTiming().iterations === Number.POSITIVE_INFINITY,
-      ),
-  );
-  const { violations } = await new AxeBuilder({ page }).withTags(AXE_TAGS).analyze();
-  for (const violation of violations) {
-    if (violation.impact !== 'serious' && violation.impact !== 'critical') continue;
-    for (const node of violation.nodes) {
-      problems.push(
-        `${where}: ${violation.id} (${violation.impact}) ${node.target.join(' ')}: ${node.failureSummary ?? violation.help}`,
-      );
-    }
-  }
+  const problems = await axeViolations(page, where);
   const h1s = await page.locator('h1').allTextContents();
   if (h1s.length !== 1) problems.push(`${where}: ${h1s.length} h1 (${JSON.stringify(h1s)}), not one`);
   for (const input of await inputsWithoutFocusRing(page)) {

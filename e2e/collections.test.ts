@@ -12,7 +12,6 @@
  * which then shows in the holds list.
  */
 import { readFileSync } from 'node:fs';
-import AxeBuilder from '@axe-core/playwright';
 import { addDays, COLLECTIONS_MESSAGES, lenderClock } from '@lendlock/contract';
 import type { NodeEnvelopeCodec } from '@lendlock/contract/node';
 import type { Fleet } from '@lendlock/device-sim';
@@ -25,6 +24,7 @@ import {
   COLLECTIONS_LABELS as L,
   SKIP_LABELS,
 } from '../apps/web/src/pages/Collections/labels';
+import { axeViolations } from './support/axe';
 import { consolePagePerTest, fieldLabelled, screenTitle, signIn } from './support/browser';
 import { apiCall, apiToken } from './support/fleet';
 import type { RunningServer } from './support/server';
@@ -182,25 +182,25 @@ describe('Collections screen', () => {
 
     await page.getByTestId('today-plan').waitFor();
     await expect(page.locator('h1').count()).resolves.toBe(1);
-    problems.push(...(await axeProblems(page, 'plan')));
+    problems.push(...(await axeViolations(page, 'plan')));
 
     await page.getByRole('tab', { name: L.tabs.policy }).click();
     await page.getByTestId('policy-history').waitFor();
     await page.getByRole('button', { name: L.runDryRun, exact: true }).click();
     await page.getByTestId('dry-run-items').waitFor();
-    problems.push(...(await axeProblems(page, 'policy')));
+    problems.push(...(await axeViolations(page, 'policy')));
     await page.getByRole('button', { name: L.save }).click();
     await page.getByTestId('confirm-save').or(page.getByText(L.noChanges)).first().waitFor();
-    problems.push(...(await axeProblems(page, 'policy, saving')));
+    problems.push(...(await axeViolations(page, 'policy, saving')));
     await page.keyboard.press('Escape');
 
     await page.getByRole('tab', { name: L.tabs.releases }).click();
     await page.getByTestId('release-mode').waitFor();
-    problems.push(...(await axeProblems(page, 'releases')));
+    problems.push(...(await axeViolations(page, 'releases')));
 
     await page.getByRole('tab', { name: L.tabs.holds }).click();
     await page.getByRole('heading', { name: L.holdsTitle }).waitFor();
-    problems.push(...(await axeProblems(page, 'holds')));
+    problems.push(...(await axeViolations(page, 'holds')));
     expect(problems).toEqual([]);
   });
 
@@ -251,18 +251,6 @@ describe('Collections screen', () => {
     await expect(row.getByRole('cell', { name: USERS.admin.email }).count()).resolves.toBe(1);
   });
 });
-
-/** The serious and critical WCAG 2.2 AA violations axe finds on the page as it stands, one line each. */
-async function axeProblems(page: Page, where: string): Promise<string[]> {
-  const { violations } = await new AxeBuilder({ page })
-    .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'])
-    .analyze();
-  return violations
-    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-    .flatMap((violation) =>
-      violation.nodes.map((node) => `${where}: ${violation.id} ${node.target.join(' ')}: ${violation.help}`),
-    );
-}
 
 async function currentPolicy(token: string): Promise<Record<string, unknown>> {
   const reply = await apiCall<{ policy: Record<string, unknown> }>(
