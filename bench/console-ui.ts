@@ -9,7 +9,7 @@
  */
 import { MESSAGES, SUPERADMIN_PREFIX } from '@lendlock/contract';
 import type { Page } from 'playwright-core';
-import { launchChromium } from './lib/chromium';
+import { launchBrowser } from '../e2e/support/chromium';
 import { type Figure, fmt } from './lib/report';
 import { SUPERADMIN, startServerProcess } from './lib/server';
 
@@ -88,7 +88,7 @@ async function validateOnScreen(page: Page, url: string, csv: Buffer): Promise<T
 export async function consoleScreensBenchmark(log: (line: string) => void): Promise<Figure[]> {
   log(`6b Console screens: a ${fmt.int(CSV_ROWS)}-row batch CSV validated on Lock Device in Chromium`);
   const server = await startServerProcess({});
-  const browser = await launchChromium();
+  const browser = await launchBrowser();
   try {
     const page = await browser.newPage();
     // tsx names the functions passed to evaluate() with an `__name` helper the page lacks.

@@ -9,7 +9,8 @@ import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { browserBundle, launchChromium } from './lib/chromium';
+import { launchBrowser } from '../e2e/support/chromium';
+import { browserBundle } from './lib/chromium';
 import { type Figure, fmt } from './lib/report';
 import { repoRoot } from './lib/server';
 
@@ -73,7 +74,7 @@ function bundleSizes(): { login: number; shell: number; loginFiles: string[]; sh
 async function validateInBrowser(rows: number): Promise<{ ms: number; valid: number; mb: number }> {
   // The contract's CSV validator bundled for the browser, as the console ships it (Papa Parse included).
   const bundle = await browserBundle('packages/contract/src/csv/imeiCsv.ts', 'LendlockCsv');
-  const browser = await launchChromium();
+  const browser = await launchBrowser();
   try {
     const page = await browser.newPage();
     await page.setContent('<!doctype html><title>csv</title>');

@@ -7,7 +7,8 @@
  *
  *   node --import tsx bench/notify-validation.ts
  */
-import { browserBundle, launchChromium } from './lib/chromium';
+import { launchBrowser } from '../e2e/support/chromium';
+import { browserBundle } from './lib/chromium';
 import { type Figure, fmt } from './lib/report';
 
 const ROWS = Number(process.env.BENCH_NOTIFY_ROWS ?? 500_000);
@@ -26,7 +27,7 @@ interface Run {
 async function validateInBrowser(rows: number): Promise<Run> {
   // The Notify validator bundled for the browser, as the console ships it (Papa Parse included).
   const bundle = await browserBundle('packages/contract/src/csv/notifyCsv.ts', 'LendlockNotifyCsv');
-  const browser = await launchChromium();
+  const browser = await launchBrowser();
   try {
     const page = await browser.newPage();
     await page.setContent('<!doctype html><title>notify csv</title>');

@@ -1,17 +1,13 @@
 /**
- * Chromium for the benchmarks that measure the console where operators wait (launched as the browser
- * tests launch it: e2e/support/chromium.ts), and a module of the contract bundled for a page as the
+ * For the benchmarks that measure the console in Chromium (launched as the browser tests launch it,
+ * `launchBrowser` of e2e/support/chromium.ts): a module of the contract bundled for a page as the
  * console ships it.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { build } from 'vite';
-import { launchBrowser } from '../../e2e/support/chromium';
 import { repoRoot } from './server';
-
-/** Chromium as the browser tests launch it. */
-export const launchChromium = launchBrowser;
 
 /**
  * `entry` (a path from the repository's root) bundled, minified, as a script that sets the global

@@ -72,22 +72,18 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
       return pool;
     };
     const main = openPool(options.poolSize ?? DEFAULT_POOL_SIZE);
-    const reserved =
-      (options.priorityPoolSize ?? DEFAULT_PRIORITY_POOL_SIZE) > 0
-        ? openPool(options.priorityPoolSize ?? DEFAULT_PRIORITY_POOL_SIZE, true)
-        : null;
+    const reservedMax = options.priorityPoolSize ?? DEFAULT_PRIORITY_POOL_SIZE;
+    const reserved = reservedMax > 0 ? openPool(reservedMax, true) : null;
     // pg's pool hands connections out first come, first served: a release typed at the counter queued
     // behind every read and batch chunk waiting before it. Priority work has a pool of its own instead;
     // when every reserved connection is busy (many single commands at once), it takes an idle one of the
     // main pool rather than wait, and never waits behind the main pool's queue.
-    const hasRoom = (p: pg.Pool, max: number) => p.idleCount > 0 || p.totalCount < max;
-    const reservedMax = options.priorityPoolSize ?? DEFAULT_PRIORITY_POOL_SIZE;
     const pool = {
       connect: () => {
         if (!reserved || !isPriorityWork()) return main.connect();
-        if (hasRoom(reserved, reservedMax) || main.idleCount === 0 || main.waitingCount > 0)
-          return reserved.connect();
-        return main.connect();
+        const reserveFree = reserved.idleCount > 0 || reserved.totalCount < reservedMax;
+        const mainIdle = main.idleCount > 0 && main.waitingCount === 0;
+        return (reserveFree || !mainIdle ? reserved : main).connect();
       },
       end: async () => {
         await Promise.all([main.end(), reserved?.end()]);
