@@ -1,5 +1,6 @@
 import { type BatchProgress, type BatchResult, MESSAGES, type Session } from '@lendlock/contract';
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { fileApi } from '../test/fakeApi';
 import {
   cancelBatch,
   fetchAllBatchResults,
@@ -160,26 +161,17 @@ describe('batches api', () => {
 
 describe('a batch upload when the session is lost (issue 17.5)', () => {
   it('ends the session with the reason and notes the upload as not sent', async () => {
-    const end = vi.fn();
-    const api = createApiClient({
-      config: { apiBase: '/api/', keyApiBase: '/keyapi/' },
-      codec: {
-        seal: async (value) => ({ payload: JSON.stringify(value), transactionId: '00' }),
-        open: async (envelope) => JSON.parse((envelope as { payload: string }).payload),
-      },
-      sessions: { get: () => ({ token: 'token-1' }) as Session, end },
-      onAuthorizationFailed: () => undefined,
-      fetch: async () =>
-        new Response(
-          JSON.stringify({
-            status: 'error',
-            code: 'UNAUTHENTICATED',
-            message: MESSAGES.authorizationFailed,
-            reason: 'ended_by_admin',
-          }),
-          { status: 401 },
-        ),
-    });
+    const { api, end } = fileApi(
+      new Response(
+        JSON.stringify({
+          status: 'error',
+          code: 'UNAUTHENTICATED',
+          message: MESSAGES.authorizationFailed,
+          reason: 'ended_by_admin',
+        }),
+        { status: 401 },
+      ),
+    );
     const file = new File(['imei\n356000000000001\n'], 'devices.csv', { type: 'text/csv' });
     const sending = 'Lock batch of devices.csv';
     const error = await uploadBatch(api, {
