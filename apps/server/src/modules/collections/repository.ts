@@ -93,6 +93,7 @@ function loanFacts(p: PlanParams): RawBuilder<unknown> {
       (d.imei1 IS NULL OR d.claimstatus <> 'ENROLLED'
         OR coalesce((d.desired_state ->> 'released')::boolean, false)) AS gone,
       ${locked} AS locked,
+      d.desired_cause -> 'locked' ->> 'cause' AS lock_cause,
       EXISTS (SELECT 1 FROM collection_holds h WHERE h.imei1 = l.imei) AS held,
       coalesce(${excluded}, false) AS excluded,
       t.today
@@ -128,11 +129,9 @@ function planItems(p: PlanParams): RawBuilder<unknown> {
   const pre = policy.reminders.preDaysBefore;
   const lockAfter = policy.lockAfterDaysOverdue;
   const release = policy.release;
-  // The device's lock is collections' own: the latest command standing on its `locked` key is our LOCK.
-  const lockedByUs = sql`(SELECT c.interface = 'C' AND c.command = 'LOCK' FROM commands c
-      WHERE c.imei1 = f.imei1 AND c.state_key = 'locked'
-        AND c.status IN ('QUEUED', 'SENT', 'DELIVERED', 'EXECUTED')
-      ORDER BY c.id DESC LIMIT 1)`;
+  // The device's lock is collections' own: collections decided its `locked` key (devices.desired_cause,
+  // kept through a re-registration and the reconcile's re-lock); an operator's lock is left alone.
+  const lockedByUs = sql`f.lock_cause = 'collections'`;
   const releasedBefore = sql`EXISTS (SELECT 1 FROM collection_actions r WHERE r.loan_id = f.loan_id
       AND r.kind = 'RELEASE' AND r.state <> 'SKIPPED' AND r.action_date <> ${date}::date)`;
   const remind = sql`CASE
