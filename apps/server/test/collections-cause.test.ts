@@ -1,7 +1,11 @@
 /**
- * Issue 25, point 2: whose a lock is. A phone locked by collections, formatted and registered again, is
- * locked again by the reconcile; the lock is still collections' own, so the payment that clears the
- * arrears unlocks it.
+ * Issue 25, points 2 and 3: whose a lock is, and an operator's decision.
+ *
+ * - A phone locked by collections, formatted and registered again, is locked again by the reconcile; the
+ *   lock is still collections' own, so the payment that clears the arrears unlocks it.
+ * - An operator's unlock of a loan's device stands: the collections runs skip the loan's lock (Today's
+ *   Plan says why) until an instalment due after the unlock is overdue as long as the policy's lock rule
+ *   asks; then collections lock it again.
  *
  * Days are counted from the database's today (UTC, the policy's zone): an operator's unlock is recorded
  * at the database's clock, the engine's clock is injected.
@@ -11,6 +15,7 @@ import {
   type CollectionsPolicy,
   DEFAULT_COLLECTIONS_POLICY,
   type DeviceState,
+  type PlanItem,
   type Session,
 } from '@lendlock/contract';
 import type { SimulatedDevice } from '@lendlock/device-sim';
@@ -110,6 +115,14 @@ describe.each(databaseKinds())('collections: the cause of a lock on %s', (kind) 
   const lockState = (device: SimulatedDevice, locked: DeviceState['locked']) =>
     vi.waitFor(() => expect(device.state.locked).toBe(locked), { timeout: 10_000, interval: 50 });
 
+  /** The day's actions of a device, as `KIND:state:skip`. */
+  const actionsOn = async (device: SimulatedDevice, day: string) =>
+    (
+      await sql<{ kind: string; state: string; skip_reason: string | null }>`
+        SELECT kind, state, skip_reason FROM collection_actions
+        WHERE imei1 = ${device.imei} AND action_date = ${day}::date ORDER BY id`.execute(suite.database.db)
+    ).rows.map((a) => `${a.kind}:${a.state}:${a.skip_reason ?? ''}`);
+
   it('a lock collections imposed is lifted by the payment, after the phone was formatted and re-enrolled', async () => {
     const { db } = suite.database;
     const device = await deviceWithLoan('formatted', [-10, 20]);
@@ -164,5 +177,57 @@ describe.each(databaseKinds())('collections: the cause of a lock on %s', (kind) 
       .orderBy('id', 'desc')
       .executeTakeFirstOrThrow();
     expect(relock).toEqual({ interface: 'S', user_label: 'system', cause: 'collections' });
+  });
+
+  it('an operator’s unlock stands until an instalment due after it is missed', async () => {
+    const device = await deviceWithLoan('operator', [-10, 3, 40]);
+    // (The day before yesterday: yesterday's run is the first test's.)
+    await runOn(addDays(today, -2));
+    await lockState(device, true);
+
+    // The operator unlocks the phone today, before the day's run.
+    const unlocked = await api(suite.admin.token, 'POST', '/api/locknotification.php', {
+      imei: device.imei,
+      action: 'unlock',
+      user: suite.admin.email,
+    });
+    expect(unlocked.statusCode, unlocked.body).toBe(200);
+    await lockState(device, false);
+
+    // Today's Plan says why the lock is not taken, and counts it; the dry run too.
+    const planOf = async (day: string, policy?: CollectionsPolicy) => {
+      const response = await api(suite.admin.token, 'POST', '/api/v2/collections/plan', {
+        date: day,
+        filter: 'SKIPPED',
+        limit: 1000,
+        ...(policy ? { policy } : {}),
+      });
+      expect(response.statusCode, response.body).toBe(200);
+      const body = response.json();
+      return {
+        mine: (body.items as PlanItem[])
+          .filter((i) => i.imei === device.imei)
+          .map((i) => [i.action, i.skipped]),
+        counted: body.counts.skipped.operatorUnlock as number,
+      };
+    };
+    for (const plan of [await planOf(today), await planOf(today, { ...POLICY, lockAfterDaysOverdue: 3 })]) {
+      expect(plan.mine).toEqual([['LOCK', 'operatorUnlock']]);
+      expect(plan.counted).toBe(1);
+    }
+
+    // Today's run and the next days' leave it unlocked, on record.
+    await runOn(today);
+    expect(await actionsOn(device, today)).toEqual(['LOCK:SKIPPED:operatorUnlock']);
+    // The instalment due in 3 days is missed; 4 days overdue on day 7 (the policy waits 5).
+    await runOn(addDays(today, 7));
+    expect(await actionsOn(device, addDays(today, 7))).toEqual(['LOCK:SKIPPED:operatorUnlock']);
+    expect(device.state.locked).toBe(false);
+    expect(device.received.filter((m) => m.command === 'LOCK')).toHaveLength(1);
+
+    // 5 days overdue: the operator's decision no longer covers it, collections lock again.
+    await runOn(addDays(today, 8));
+    expect(await actionsOn(device, addDays(today, 8))).toEqual(['LOCK:ISSUED:']);
+    await lockState(device, true);
   });
 });
