@@ -6,6 +6,8 @@
  * - An operator's unlock of a loan's device stands: the collections runs skip the loan's lock (Today's
  *   Plan says why) until an instalment due after the unlock is overdue as long as the policy's lock rule
  *   asks; then collections lock it again.
+ * - An operator's unlock cancelled before it was sent: the lock is collections' again, and a payment lifts
+ *   it.
  *
  * Days are counted from the database's today (UTC, the policy's zone): an operator's unlock is recorded
  * at the database's clock, the engine's clock is injected.
@@ -229,5 +231,55 @@ describe.each(databaseKinds())('collections: the cause of a lock on %s', (kind) 
     await runOn(addDays(today, 8));
     expect(await actionsOn(device, addDays(today, 8))).toEqual(['LOCK:ISSUED:']);
     await lockState(device, true);
+  });
+
+  it('a cancelled operator’s unlock gives the lock back to collections: the payment lifts it', async () => {
+    const { db } = suite.database;
+    const device = await deviceWithLoan('cancelled', [-10, 30]);
+    // (Three days ago: the other tests' runs are yesterday's and the day before's.)
+    await runOn(addDays(today, -3));
+    await lockState(device, true);
+    await device.dropOffline();
+    await vi.waitFor(async () => {
+      const row = await db
+        .selectFrom('devices')
+        .select('online')
+        .where('imei1', '=', device.imei)
+        .executeTakeFirstOrThrow();
+      expect(row.online).toBe(false);
+    });
+    const unlocked = await api(suite.admin.token, 'POST', '/api/locknotification.php', {
+      imei: device.imei,
+      action: 'unlock',
+      user: suite.admin.email,
+    });
+    expect(unlocked.statusCode, unlocked.body).toBe(200);
+    const causeOf = async () =>
+      (
+        await sql<{ cause: string | null }>`SELECT desired_cause -> 'locked' ->> 'cause' AS cause FROM devices
+          WHERE imei1 = ${device.imei}`.execute(db)
+      ).rows[0]?.cause;
+    expect(await causeOf()).toBe('operator');
+    const cancelled = await api(suite.admin.token, 'POST', '/api/v2/cancelCommand', {
+      transactionId: unlocked.json().transactionId,
+    });
+    expect(cancelled.statusCode, cancelled.body).toBe(200);
+    expect(await causeOf()).toBe('collections');
+
+    clock = noon(today);
+    const paid = await api(suite.admin.token, 'POST', '/api/v2/payments', {
+      paymentRef: `P-${kind}-cancelled`,
+      loanRef: `C-${kind}-cancelled`,
+      amount: '1000.00',
+      paidAt: new Date().toISOString(),
+    });
+    expect(paid.statusCode, paid.body).toBe(200);
+    await sql`UPDATE loan_payments SET received_at = ${clock} WHERE payment_ref = ${`P-${kind}-cancelled`}`.execute(
+      db,
+    );
+    clock = new Date(clock.getTime() + 2_000);
+    expect(await engine.watchPayments()).toBe(1);
+    await device.connect();
+    await lockState(device, false);
   });
 });
