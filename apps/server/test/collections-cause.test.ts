@@ -24,7 +24,7 @@ import type { SimulatedDevice } from '@lendlock/device-sim';
 import { sql } from 'kysely';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { CollectionsEngine } from '../src/modules/collections/engine';
-import { databaseKinds } from './db';
+import { channelKinds, databaseKinds } from './db';
 import { deviceSuite, simulatedDevice } from './devices';
 import { buildUser, loginAs } from './factories';
 
@@ -41,8 +41,10 @@ const POLICY: CollectionsPolicy = {
   excludedRetailers: [],
 };
 
-describe.each(databaseKinds())('collections: the cause of a lock on %s', (kind) => {
-  const suite = deviceSuite(kind, { collectionsWorkers: false });
+const combos = databaseKinds().flatMap((db) => channelKinds().map((channel) => [db, channel] as const));
+
+describe.each(combos)('collections: the cause of a lock on %s with the %s broker', (kind, channel) => {
+  const suite = deviceSuite(kind, { collectionsWorkers: false }, channel);
   let superadmin: Session;
   let engine: CollectionsEngine;
   let today: string;
@@ -96,7 +98,7 @@ describe.each(databaseKinds())('collections: the cause of a lock on %s', (kind) 
     const imported = await api(suite.admin.token, 'POST', '/api/v2/loans', {
       loans: [
         {
-          loanRef: `C-${kind}-${name}`,
+          loanRef: `C-${kind}-${channel}-${name}`,
           imei: device.imei,
           customerName: `Customer ${name}`,
           currency: 'INR',
@@ -148,13 +150,13 @@ describe.each(databaseKinds())('collections: the cause of a lock on %s', (kind) 
     // The whole arrears paid today: the watcher's next poll unlocks the phone.
     clock = noon(today);
     const paid = await api(suite.admin.token, 'POST', '/api/v2/payments', {
-      paymentRef: `P-${kind}-formatted`,
-      loanRef: `C-${kind}-formatted`,
+      paymentRef: `P-${kind}-${channel}-formatted`,
+      loanRef: `C-${kind}-${channel}-formatted`,
       amount: '1000.00',
       paidAt: new Date().toISOString(),
     });
     expect(paid.statusCode, paid.body).toBe(200);
-    await sql`UPDATE loan_payments SET received_at = ${clock} WHERE payment_ref = ${`P-${kind}-formatted`}`.execute(
+    await sql`UPDATE loan_payments SET received_at = ${clock} WHERE payment_ref = ${`P-${kind}-${channel}-formatted`}`.execute(
       db,
     );
     clock = new Date(clock.getTime() + 2_000);
@@ -268,13 +270,13 @@ describe.each(databaseKinds())('collections: the cause of a lock on %s', (kind) 
 
     clock = noon(today);
     const paid = await api(suite.admin.token, 'POST', '/api/v2/payments', {
-      paymentRef: `P-${kind}-cancelled`,
-      loanRef: `C-${kind}-cancelled`,
+      paymentRef: `P-${kind}-${channel}-cancelled`,
+      loanRef: `C-${kind}-${channel}-cancelled`,
       amount: '1000.00',
       paidAt: new Date().toISOString(),
     });
     expect(paid.statusCode, paid.body).toBe(200);
-    await sql`UPDATE loan_payments SET received_at = ${clock} WHERE payment_ref = ${`P-${kind}-cancelled`}`.execute(
+    await sql`UPDATE loan_payments SET received_at = ${clock} WHERE payment_ref = ${`P-${kind}-${channel}-cancelled`}`.execute(
       db,
     );
     clock = new Date(clock.getTime() + 2_000);
