@@ -99,16 +99,21 @@ export interface DeviceSuite {
 
 /**
  * The set-up most device suites share: a test database of `kind`, a listening app on the embedded broker
- * and a signed-in ADMIN, made before the suite's tests and closed after them (with its devices).
+ * (or `channel`) and a signed-in ADMIN, made before the suite's tests and closed after them (with its
+ * devices).
  */
-export function deviceSuite(kind: DatabaseKind, overrides: Partial<Config> = {}): DeviceSuite {
+export function deviceSuite(
+  kind: DatabaseKind,
+  overrides: Partial<Config> = {},
+  channel: 'embedded' | 'mosquitto' = 'embedded',
+): DeviceSuite {
   let database: TestDatabase | undefined;
   let server: DeviceServer | undefined;
   let admin: Session | undefined;
   const devices: SimulatedDevice[] = [];
   beforeAll(async () => {
     database = await openTestDatabase(kind);
-    server = await startDeviceServer(database, 'embedded', overrides);
+    server = await startDeviceServer(database, channel, overrides);
     admin = await loginAs(server.app, await buildUser(database, { userlevel: 'ADMIN' }));
   });
   afterAll(async () => {

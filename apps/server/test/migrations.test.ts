@@ -177,3 +177,71 @@ describe.each(databaseKinds())('migration 0026 (one Set Wallpaper grant) on %s',
     expect(Number(left.rows[0]?.n)).toBe(0);
   });
 });
+
+describe.each(databaseKinds())('migration 0029 (who decided the desired state) on %s', (kind) => {
+  let database: Database;
+  beforeAll(async () => {
+    database = await openEmptyTestDatabase(kind);
+  });
+  afterAll(() => database?.close());
+
+  it('gives each device the cause of the latest command standing on each key, not the reconcile’s', async () => {
+    const { db } = database;
+    await migrate(db, '0027_offline_since');
+    const device = (imei: string) =>
+      sql`INSERT INTO devices (imei1, desired_state) VALUES (${imei}, '{"locked": true}')`.execute(db);
+    const command = (imei: string, c: { command: string; iface: string; label: string; status: string }) =>
+      sql`INSERT INTO commands (transaction_id, imei1, command, kind, state_key, interface, status, user_label)
+        VALUES (${`${imei}-${c.command}-${c.iface}-${c.label}-${c.status}`}, ${imei}, ${c.command}, 'state', 'locked',
+          ${c.iface}, ${c.status}, ${c.label})`.execute(db);
+    // Locked by collections, formatted, re-locked by the reconcile: collections' lock.
+    await device('350000000000011');
+    await command('350000000000011', {
+      command: 'LOCK',
+      iface: 'C',
+      label: 'collections v1',
+      status: 'EXECUTED',
+    });
+    await command('350000000000011', { command: 'LOCK', iface: 'S', label: 'system', status: 'SENT' });
+    // Locked by collections, then by an operator (an unlock of collections' that failed stands for nothing).
+    await device('350000000000029');
+    await command('350000000000029', {
+      command: 'LOCK',
+      iface: 'C',
+      label: 'collections v1',
+      status: 'EXECUTED',
+    });
+    await command('350000000000029', {
+      command: 'LOCK',
+      iface: 'A',
+      label: 'ops@lender.in',
+      status: 'EXECUTED',
+    });
+    await command('350000000000029', {
+      command: 'UNLOCK',
+      iface: 'C',
+      label: 'collections v1',
+      status: 'FAILED',
+    });
+    // No command at all.
+    await device('350000000000037');
+
+    expect(await migrate(db, '0029_desired_cause')).toContain('0029_desired_cause');
+
+    const causes = await sql<{ imei1: string; cause: string | null; decided: boolean | null }>`
+      SELECT d.imei1, d.desired_cause -> 'locked' ->> 'cause' AS cause,
+        (d.desired_cause -> 'locked' ->> 'at')::timestamptz = (
+          SELECT c.created_at FROM commands c WHERE c.imei1 = d.imei1 AND c.status = 'EXECUTED'
+          ORDER BY c.id DESC LIMIT 1) AS decided
+      FROM devices d ORDER BY d.imei1`.execute(db);
+    expect(causes.rows).toEqual([
+      { imei1: '350000000000011', cause: 'collections', decided: true },
+      { imei1: '350000000000029', cause: 'operator', decided: true },
+      { imei1: '350000000000037', cause: null, decided: null },
+    ]);
+    const commands = await sql<{
+      n: number;
+    }>`SELECT count(*)::int AS n FROM commands WHERE cause IS NOT NULL`.execute(db);
+    expect(Number(commands.rows[0]?.n)).toBe(0);
+  });
+});

@@ -200,6 +200,16 @@ export interface FinancedImeisTable {
   created_at: CreatedAt;
 }
 
+/**
+ * Who decided a key of a device's desired state: an operator (a person or an API key: single, batch or
+ * device action ALL), collections (an automated `C` command), or the reconcile (a value no one commanded,
+ * restored by the server). The reconcile's own commands carry the cause of the value they restore.
+ */
+export type DesiredCause = 'operator' | 'collections' | 'reconcile';
+
+/** Per key of the desired state: its cause, and when it was decided (ISO timestamp). */
+export type DesiredCauses = Partial<Record<keyof DeviceState, { cause: DesiredCause; at: string }>>;
+
 export type ClaimStatus = 'ENROLLED' | 'DEENROLLED' | 'RELEASED';
 export type RegistrationStatus = 'REGISTERED' | 'RE-REGISTERED';
 
@@ -224,6 +234,8 @@ export interface DevicesTable {
   offline_since: Generated<Date | null>;
   reported_state: ColumnType<DeviceState | null, string | null | undefined, string | null>;
   desired_state: ColumnType<Partial<DeviceState>, string | undefined, string>;
+  /** 0029: who decided each key of the desired state, and when (see DesiredCauses). */
+  desired_cause: ColumnType<DesiredCauses, string | undefined, string>;
   last_command: string | null;
   last_command_at: Date | null;
   /** The device key (EC P-256, SPKI DER in base64), or null for an agent that enrolled without one. */
@@ -329,6 +341,8 @@ export interface CommandsTable {
   completed_at: Date | null;
   expires_at: Date | null;
   result: string | null;
+  /** 0029: the cause of a state command's value (the reconcile's: the one it restores); null before. */
+  cause: DesiredCause | null;
 }
 
 export interface BatchesTable {

@@ -52,7 +52,9 @@ export const collectionActionSchema = z.enum(COLLECTION_ACTIONS);
  * - promiseToPay: a LOCK while the loan's promise-to-pay date is today or later;
  * - killSwitch: everything, while the kill switch is on; disabled: everything, while the policy is off;
  * - released: the device is released, de-enrolled or not registered;
- * - alreadyLocked: a LOCK of a device that is locked already (by collections or an operator).
+ * - alreadyLocked: a LOCK of a device that is locked already (by collections or an operator);
+ * - operatorUnlock: a LOCK of a device an operator unlocked, until an instalment due on or after the day
+ *   of the unlock is overdue as long as the policy's lock rule asks (an operator's decision stands).
  */
 export const COLLECTION_SKIPS = [
   'held',
@@ -63,6 +65,7 @@ export const COLLECTION_SKIPS = [
   'disabled',
   'released',
   'alreadyLocked',
+  'operatorUnlock',
 ] as const;
 export type CollectionSkip = (typeof COLLECTION_SKIPS)[number];
 export const collectionSkipSchema = z.enum(COLLECTION_SKIPS);
@@ -215,6 +218,7 @@ export const planCountsSchema = z.object({
     disabled: z.number().int(),
     released: z.number().int(),
     alreadyLocked: z.number().int(),
+    operatorUnlock: z.number().int(),
   } satisfies Record<CollectionSkip, z.ZodNumber>),
 });
 export type PlanCounts = z.infer<typeof planCountsSchema>;

@@ -93,6 +93,8 @@ function loanFacts(p: PlanParams): RawBuilder<unknown> {
       (d.imei1 IS NULL OR d.claimstatus <> 'ENROLLED'
         OR coalesce((d.desired_state ->> 'released')::boolean, false)) AS gone,
       ${locked} AS locked,
+      d.desired_cause -> 'locked' ->> 'cause' AS lock_cause,
+      ((d.desired_cause -> 'locked' ->> 'at')::timestamptz AT TIME ZONE ${policy.timeZone}::text)::date AS lock_decided_on,
       EXISTS (SELECT 1 FROM collection_holds h WHERE h.imei1 = l.imei) AS held,
       coalesce(${excluded}, false) AS excluded,
       t.today
@@ -128,11 +130,14 @@ function planItems(p: PlanParams): RawBuilder<unknown> {
   const pre = policy.reminders.preDaysBefore;
   const lockAfter = policy.lockAfterDaysOverdue;
   const release = policy.release;
-  // The device's lock is collections' own: the latest command standing on its `locked` key is our LOCK.
-  const lockedByUs = sql`(SELECT c.interface = 'C' AND c.command = 'LOCK' FROM commands c
-      WHERE c.imei1 = f.imei1 AND c.state_key = 'locked'
-        AND c.status IN ('QUEUED', 'SENT', 'DELIVERED', 'EXECUTED')
-      ORDER BY c.id DESC LIMIT 1)`;
+  // The device's lock is collections' own: collections decided its `locked` key (devices.desired_cause,
+  // kept through a re-registration and the reconcile's re-lock); an operator's lock is left alone.
+  const lockedByUs = sql`f.lock_cause = 'collections'`;
+  // An operator's unlock stands (README § Collections on autopilot): no automated lock until an instalment
+  // due on or after the day of the unlock is overdue as long as the lock rule asks.
+  const operatorUnlock = sql`(NOT f.locked AND f.lock_cause = 'operator' AND NOT EXISTS (
+      SELECT 1 FROM loan_instalments i WHERE i.loan_id = f.loan_id AND i.paid_minor < i.amount_minor
+        AND i.due_date >= f.lock_decided_on AND ${daysOverdueSql(date, sql`i.due_date`)} >= ${lockAfter}::int))`;
   const releasedBefore = sql`EXISTS (SELECT 1 FROM collection_actions r WHERE r.loan_id = f.loan_id
       AND r.kind = 'RELEASE' AND r.state <> 'SKIPPED' AND r.action_date <> ${date}::date)`;
   const remind = sql`CASE
@@ -157,6 +162,7 @@ function planItems(p: PlanParams): RawBuilder<unknown> {
       WHEN NOT ${policy.enabled}::boolean THEN 'disabled'
       WHEN f.held THEN 'held'
       WHEN f.excluded THEN 'excluded'
+      WHEN x.kind = 'LOCK' AND ${operatorUnlock} THEN 'operatorUnlock'
       WHEN x.kind = 'LOCK' AND ${recentPayment} THEN 'recentPayment'
       WHEN x.kind = 'LOCK' AND f.promise_to_pay_until >= ${date}::date THEN 'promiseToPay'
       WHEN x.kind = 'LOCK' AND f.locked THEN 'alreadyLocked'

@@ -22,7 +22,10 @@ import { commandEvents, type EventSink, NO_EVENTS } from '../webhooks/events';
 import { COMMAND_MESSAGES } from './messages';
 import { cancelQueued, findCommandWithIssuer, latestStandingCommand } from './repository';
 
-/** Re-derives the desired value of the key `command` sets, from the commands still standing on it. */
+/**
+ * Re-derives the desired value of the key `command` sets, and who decided it, from the commands still
+ * standing on it (a command recorded before 0029 has no cause: collections' if its interface is `C`).
+ */
 export async function recomputeDesired(
   trx: Transaction<DB>,
   imei1: string,
@@ -36,7 +39,13 @@ export async function recomputeDesired(
   const value = standing
     ? applyCommand(INITIAL_DEVICE_STATE, standing.command, standing.options ?? {})[key]
     : INITIAL_DEVICE_STATE[key];
-  await setDesiredKey(trx, imei1, key, value);
+  const decided = standing
+    ? {
+        cause: standing.cause ?? (standing.interface === 'C' ? 'collections' : 'operator'),
+        at: new Date(standing.created_at),
+      }
+    : null;
+  await setDesiredKey(trx, imei1, key, value, decided);
 }
 
 /**

@@ -11,7 +11,9 @@
  * - a newer command on a state key supersedes the older QUEUED one on that key;
  * - a command for an online device (broker reachable) is recorded SENT, for the caller to publish after
  *   commit, unless an older command of its device is still QUEUED: then it waits QUEUED behind it;
- * - the device's desired state and last command; the audit row, where asked.
+ * - the device's desired state and last command; the audit row, where asked;
+ * - who decided the desired value (`devices.desired_cause`, `commands.cause`): collections for a `C`
+ *   command, an operator for any other; the reconcile's commands restore a value and keep its cause.
  *
  * Set-based: one statement locks the devices (imei1 order), one records the commands (repository.ts,
  * `recordCommands`). Several requests for one device are recorded in rounds, the n-th request of every
@@ -30,7 +32,7 @@ import {
   stateKeyOf,
 } from '@lendlock/contract';
 import type { Transaction } from 'kysely';
-import type { DB } from '../../db/types';
+import type { DB, DesiredCause } from '../../db/types';
 import type { AuditValues } from '../audit/repository';
 import { deenrollDevice, type LockedDevice, lockDevices } from '../devices/repository';
 import { commandEvents, deenrolledEvent, type EventSink } from '../webhooks/events';
@@ -55,6 +57,12 @@ export interface CommandRequest {
   batchId: number | null;
   /** The audit row to write with the command (single commands); null for batch work. */
   audit: { address: string | null; details?: Record<string, unknown> } | null;
+  /**
+   * The reconcile: the command restores a desired value whose cause this is. The command records that
+   * cause and the device keeps who decided the value, and when. Otherwise the command decides: its
+   * cause is collections for interface `C`, an operator for any other.
+   */
+  restores?: DesiredCause;
 }
 
 export type CommandOutcome =
@@ -203,6 +211,7 @@ function recordOf(request: CommandRequest, device: LockedDevice, options: Record
   // FORMATTEDDEVICE is carried out by the server itself: recorded as executed.
   const status: CommandStatus = kind === 'server' ? 'EXECUTED' : 'QUEUED';
   const patch = desiredPatch(request.command, request.options);
+  const cause: DesiredCause = request.restores ?? (request.iface === 'C' ? 'collections' : 'operator');
   const audit: AuditValues | null = request.audit
     ? {
         actor_user_id: request.issuer.userId,
@@ -239,8 +248,10 @@ function recordOf(request: CommandRequest, device: LockedDevice, options: Record
       key_id: request.issuer.keyId,
       batch_id: request.batchId,
       expires_at: kind === 'oneshot' ? new Date(Date.now() + options.oneShotTtlMs) : null,
+      cause: patch ? cause : null,
     },
     patch: patch ? JSON.stringify(patch) : null,
+    decides: request.restores === undefined,
     sendNow: options.send && status === 'QUEUED' && device.online,
     audit,
   };

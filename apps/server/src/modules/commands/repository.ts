@@ -25,6 +25,11 @@ export interface CommandRecord {
   command: NewCommand;
   /** The part of the device's desired state this command sets (state commands), as JSON. */
   patch: string | null;
+  /**
+   * The command decides its keys' values: the device records its cause and now as who decided them
+   * (false: the reconcile restores a value, and who decided it stays).
+   */
+  decides: boolean;
   /** The device is online and the broker reachable: record it SENT, for the caller to publish. */
   sendNow: boolean;
   audit: AuditValues | null;
@@ -51,7 +56,9 @@ const RECORD_COLUMNS: readonly [string, (r: CommandRecord) => unknown][] = [
   ['key_id', (r) => r.command.key_id],
   ['batch_id', (r) => r.command.batch_id],
   ['expires_at', (r) => r.command.expires_at],
+  ['cause', (r) => r.command.cause],
   ['patch', (r) => r.patch],
+  ['decides', (r) => r.decides],
   ['send_now', (r) => r.sendNow],
   ['audited', (r) => r.audit !== null],
   ['a_user_id', (r) => r.audit?.actor_user_id],
@@ -90,7 +97,8 @@ function recordValues(records: readonly CommandRecord[]) {
  * Records commands in ONE statement, each on a different device that the transaction holds locked (the
  * rules that decide which commands to record are in commands/issue.ts, the only caller): older
  * never-sent commands on the same device and state key become SUPERSEDED; each device's desired state
- * takes the command's `patch` and its last command is set; the commands are inserted. One with `sendNow`
+ * takes the command's `patch` (and, for a command that decides it, who decided: its cause, now) and its
+ * last command is set; the commands are inserted. One with `sendNow`
  * is recorded as SENT, for the caller to publish after commit, unless an older command of its device
  * (one it does not supersede) is still QUEUED: then it stays QUEUED and a dispatch sends both in order.
  * The audit rows, where given, are appended by the same statement (through audit/repository.ts, the one
@@ -114,6 +122,9 @@ export async function recordCommands(
       WHERE v.state_key IS NOT NULL AND c.imei1 = v.imei1 AND c.state_key = v.state_key AND c.status = 'QUEUED'
     ), device AS (
       UPDATE devices d SET desired_state = d.desired_state || coalesce(v.patch::jsonb, '{}'::jsonb),
+        desired_cause = CASE WHEN v.patch IS NULL OR NOT v.decides::boolean THEN d.desired_cause
+          ELSE d.desired_cause || (SELECT jsonb_object_agg(k, jsonb_build_object('cause', v.cause, 'at', now()))
+                                   FROM jsonb_object_keys(v.patch::jsonb) k) END,
         last_command = v.command, last_command_at = now()
       FROM v WHERE d.imei1 = v.imei1
     ), decided AS (
@@ -125,10 +136,10 @@ export async function recordCommands(
       FROM v
     )
     INSERT INTO commands (transaction_id, imei1, command, options, kind, state_key, interface, status, sent_at,
-                          result, completed_at, priority, user_label, user_id, key_id, batch_id, expires_at)
+                          result, completed_at, priority, user_label, user_id, key_id, batch_id, expires_at, cause)
     SELECT tid, imei1, command, options::jsonb, kind, state_key, iface, final_status,
            CASE WHEN final_status = 'SENT' THEN now() END, result, completed_at::timestamptz, priority::smallint,
-           user_label, user_id::int, key_id::int, batch_id::bigint, expires_at::timestamptz
+           user_label, user_id::int, key_id::int, batch_id::bigint, expires_at::timestamptz, cause
     FROM decided
     RETURNING id, transaction_id, imei1, status, created_at`.execute(trx);
   if (result.rows.length !== records.length) throw new Error('commands not recorded');
@@ -319,10 +330,10 @@ export async function latestStandingCommand(
   db: Db,
   imei1: string,
   stateKey: string,
-): Promise<Pick<CommandRow, 'command' | 'options'> | undefined> {
+): Promise<Pick<CommandRow, 'command' | 'options' | 'cause' | 'interface' | 'created_at'> | undefined> {
   return db
     .selectFrom('commands')
-    .select(['command', 'options'])
+    .select(['command', 'options', 'cause', 'interface', 'created_at'])
     .where('imei1', '=', imei1)
     .where('state_key', '=', stateKey)
     .where('status', 'in', ['QUEUED', 'SENT', 'DELIVERED', 'EXECUTED'])
@@ -459,11 +470,15 @@ export async function setReportedStates(
   entries: ReadonlyMap<string, ReportedEntry>,
   reconcile: ReadonlySet<string>,
   initial: DeviceState,
-): Promise<Pick<DeviceRow, 'imei1' | 'claimstatus' | 'desired_state' | 'reported_state'>[]> {
+): Promise<
+  Pick<DeviceRow, 'imei1' | 'claimstatus' | 'desired_state' | 'desired_cause' | 'reported_state'>[]
+> {
   if (entries.size === 0) return [];
   const imeis = [...entries.keys()];
   const values = [...entries.values()];
-  const result = await sql<Pick<DeviceRow, 'imei1' | 'claimstatus' | 'desired_state' | 'reported_state'>>`
+  const result = await sql<
+    Pick<DeviceRow, 'imei1' | 'claimstatus' | 'desired_state' | 'desired_cause' | 'reported_state'>
+  >`
     WITH reported AS (
       UPDATE devices d SET reported_state = coalesce(v.state::jsonb, d.reported_state), last_seen_at = now(),
         appversion = coalesce(nullif(v.appversion, ''), d.appversion)
@@ -471,9 +486,9 @@ export async function setReportedStates(
                   ${values.map((v) => v.appversion)}::text[], ${imeis.map((imei) => reconcile.has(imei))}::boolean[])
         AS v(imei, state, appversion, reconcile)
       WHERE d.imei1 = v.imei
-      RETURNING d.imei1, d.claimstatus, d.desired_state, d.reported_state, v.reconcile
+      RETURNING d.imei1, d.claimstatus, d.desired_state, d.desired_cause, d.reported_state, v.reconcile
     )
-    SELECT imei1, claimstatus, desired_state, reported_state FROM reported
+    SELECT imei1, claimstatus, desired_state, desired_cause, reported_state FROM reported
     WHERE reconcile AND claimstatus = 'ENROLLED'
       AND NOT (reported_state @> (${JSON.stringify(initial)}::jsonb || desired_state))`.execute(db);
   return result.rows;

@@ -241,16 +241,19 @@ export class CommandService {
     };
   }
 
-  /** The reconcile's commands, as the system, in one transaction. */
+  /** The reconcile's commands, as the system, in one transaction: each restores a value and its cause. */
   private async issueReconcile(commands: readonly ReconcileCommand[]): Promise<void> {
-    const requests = commands.map((c) =>
-      commandRequestOf({
-        imei: c.imei,
-        command: c.command.command,
-        options: c.command.options,
-        iface: 'S',
-        actor: null,
-        priority: PRIORITY_RECONCILE,
+    const requests = commands.map(
+      (c): CommandRequest => ({
+        ...commandRequestOf({
+          imei: c.imei,
+          command: c.command.command,
+          options: c.command.options,
+          iface: 'S',
+          actor: null,
+          priority: PRIORITY_RECONCILE,
+        }),
+        restores: c.cause,
       }),
     );
     const outcomes = await inTransaction(this.options.db, (trx) =>

@@ -19,7 +19,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely, Transaction } from 'kysely';
 import { inboxOrder } from '../../db/priority';
 import { inTransaction } from '../../db/transaction';
-import type { DB, DeviceRow } from '../../db/types';
+import type { DB, DesiredCause, DeviceRow } from '../../db/types';
 import { recomputeDesired } from '../commands/cancel';
 import type { Dispatcher } from '../commands/dispatch';
 import {
@@ -50,6 +50,8 @@ const INBOX_GATHER_MS = 20;
 export interface ReconcileCommand {
   imei: string;
   command: NonNullable<ReturnType<typeof commandForState>>;
+  /** Who decided the value it restores (the command carries it; 'reconcile': no one, the initial state). */
+  cause: DesiredCause;
 }
 
 export interface DeviceInboxOptions {
@@ -205,9 +207,17 @@ export class DeviceInbox {
 
   /** Issues the commands that bring reported states to the desired ones, where nothing pending will. */
   private async reconcile(
-    devices: readonly Pick<DeviceRow, 'imei1' | 'claimstatus' | 'desired_state' | 'reported_state'>[],
+    devices: readonly Pick<
+      DeviceRow,
+      'imei1' | 'claimstatus' | 'desired_state' | 'desired_cause' | 'reported_state'
+    >[],
   ): Promise<void> {
-    const fixes: { imei: string; key: keyof DeviceState; value: DeviceState[keyof DeviceState] }[] = [];
+    const fixes: {
+      imei: string;
+      key: keyof DeviceState;
+      value: DeviceState[keyof DeviceState];
+      cause: DesiredCause;
+    }[] = [];
     for (const device of devices) {
       if (device.claimstatus !== 'ENROLLED' || !device.reported_state) continue;
       const desired = desiredOf(device);
@@ -215,15 +225,21 @@ export class DeviceInbox {
       if (desired.released) continue;
       const state = device.reported_state;
       for (const key of Object.keys(desired) as (keyof DeviceState)[]) {
-        if (desired[key] !== state[key]) fixes.push({ imei: device.imei1, key, value: desired[key] });
+        if (desired[key] !== state[key])
+          fixes.push({
+            imei: device.imei1,
+            key,
+            value: desired[key],
+            cause: device.desired_cause?.[key]?.cause ?? 'reconcile',
+          });
       }
     }
     if (fixes.length === 0) return;
     const pending = await pendingKeysMany(this.options.db, [...new Set(fixes.map((f) => f.imei))]);
     const commands: ReconcileCommand[] = [];
-    for (const { imei, key, value } of fixes) {
+    for (const { imei, key, value, cause } of fixes) {
       const fix = commandForState(key, value);
-      if (fix && !pending.has(`${imei}|${key}`)) commands.push({ imei, command: fix });
+      if (fix && !pending.has(`${imei}|${key}`)) commands.push({ imei, command: fix, cause });
     }
     if (commands.length > 0) await this.options.issue(commands);
   }

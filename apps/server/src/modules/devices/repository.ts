@@ -1,7 +1,7 @@
 import { type DeviceState, INITIAL_DEVICE_STATE } from '@lendlock/contract';
 import { type Insertable, type Kysely, sql, type Transaction, type Updateable } from 'kysely';
 import { precompiled } from '../../db/precompiled';
-import type { DB, DeviceRow, RegistrationStatus } from '../../db/types';
+import type { DB, DesiredCause, DeviceRow, RegistrationStatus } from '../../db/types';
 import { REGISTRATION_COLUMNS } from './mapper';
 
 type Db = Kysely<DB> | Transaction<DB>;
@@ -119,9 +119,10 @@ export async function writeRegistration(
         online: false,
         offline_since: sql<Date>`coalesce(offline_since, now())` as unknown as Date,
         // A released phone registering again starts a new financing: nothing carries over. Otherwise the
-        // desired state stays (a formatted, locked phone is locked again once its agent is back).
+        // desired state stays, and who decided it (a formatted phone collections locked is locked again
+        // once its agent is back, and that lock is still collections').
         ...(existing.claimstatus === 'RELEASED'
-          ? { desired_state: JSON.stringify(INITIAL_DEVICE_STATE) }
+          ? { desired_state: JSON.stringify(INITIAL_DEVICE_STATE), desired_cause: '{}' }
           : {}),
       })
       .where('imei1', '=', imei1)
@@ -206,9 +207,19 @@ export async function markReleased(
   return { imei2: device?.imei2 ?? null };
 }
 
-/** Sets one key of a device's desired state. */
-export async function setDesiredKey(db: Db, imei1: string, key: keyof DeviceState, value: unknown) {
-  await sql`UPDATE devices SET desired_state = coalesce(desired_state, '{}'::jsonb) || jsonb_build_object(${key}::text, ${JSON.stringify(value)}::jsonb)
+/** Sets one key of a device's desired state, and who decided it (null: no one, the initial value). */
+export async function setDesiredKey(
+  db: Db,
+  imei1: string,
+  key: keyof DeviceState,
+  value: unknown,
+  decided: { cause: DesiredCause; at: Date } | null,
+) {
+  const cause = decided
+    ? sql`desired_cause || jsonb_build_object(${key}::text, jsonb_build_object('cause', ${decided.cause}::text, 'at', ${decided.at.toISOString()}::timestamptz))`
+    : sql`desired_cause - ${key}::text`;
+  await sql`UPDATE devices SET desired_state = coalesce(desired_state, '{}'::jsonb) || jsonb_build_object(${key}::text, ${JSON.stringify(value)}::jsonb),
+    desired_cause = ${cause}
     WHERE imei1 = ${imei1}`.execute(db);
 }
 

@@ -3,8 +3,8 @@
  * The Collections screen's parts as an operator sees them, rendered with Testing Library over a fake
  * API client: the policy editor (a SUPERADMIN saves a new version after a confirmation naming each change;
  * a bad field is refused with nothing sent; an ADMIN reads it with no control to save), the dry run of the
- * policy in the form (the call it makes, the counts it shows) and the kill switch (a reason required in its
- * confirmation; only a SUPERADMIN resumes).
+ * policy in the form (the call it makes, the counts it shows), Today's Plan (why a lock is held back) and
+ * the kill switch (a reason required in its confirmation; only a SUPERADMIN resumes).
  */
 import {
   COLLECTIONS_MESSAGES,
@@ -21,6 +21,7 @@ import { fakeApi } from '../../test/fakeApi';
 import { renderWithServices, TEST_SESSION } from '../../test/render';
 import { KillSwitchCard } from './KillSwitchCard';
 import { ACTION_LABELS, COLLECTIONS_LABELS as L, SKIP_LABELS } from './labels';
+import { PlanView } from './PlanView';
 import { PolicyTab } from './PolicyTab';
 
 const SUPERADMIN: Session = { ...TEST_SESSION, userlevel: 'SUPERADMIN', email: 'root@lendlock.com' };
@@ -300,5 +301,38 @@ describe('the kill switch', { timeout: 30_000 }, () => {
     expect(calls.filter((c) => c.options.method === 'PUT').map((c) => c.options.body)).toEqual([
       { on: false, reason: 'dates fixed' },
     ]);
+  });
+});
+
+describe('Today’s Plan', { timeout: 30_000 }, () => {
+  it('says a lock is held back because an operator unlocked the device, and how many', async () => {
+    const counts = emptyPlanCounts();
+    counts.LOCK = 1;
+    counts.skipped.operatorUnlock = 2;
+    const { api, calls } = fakeApi((script) => {
+      if (script !== 'v2/collections/plan') throw new Error(`unexpected call ${script}`);
+      return {
+        ...planReply(),
+        version: 4,
+        counts,
+        items: [
+          item('356938035643809', 'LOCK'),
+          { ...item('356938035643817', 'LOCK'), skipped: 'operatorUnlock' },
+          { ...item('356938035643825', 'LOCK'), skipped: 'operatorUnlock' },
+        ],
+      };
+    });
+    renderWithServices(<PlanView date={null} policy={null} policyEnabled testId="today-plan" level={2} />, {
+      api,
+      session: ADMIN,
+    });
+    const skips = await screen.findByTestId('plan-skips');
+    const row = within(skips).getByText(SKIP_LABELS.operatorUnlock).closest('tr') as HTMLElement;
+    expect(row.dataset.skip).toBe('operatorUnlock');
+    expect(row.textContent).toBe(`${SKIP_LABELS.operatorUnlock}2`);
+    expect(
+      within(screen.getByTestId('plan-counts')).getByText(ACTION_LABELS.LOCK).nextElementSibling?.textContent,
+    ).toBe('1');
+    expect(calls.map((c) => c.script)).toEqual(['v2/collections/plan']);
   });
 });

@@ -172,4 +172,5 @@ export const SKIP_LABELS: Record<CollectionSkip, string> = {
   disabled: 'Policy off',
   released: 'Released or not enrolled',
   alreadyLocked: 'Already locked',
+  operatorUnlock: 'Unlocked by an operator',
 };

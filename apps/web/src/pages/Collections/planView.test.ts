@@ -85,6 +85,7 @@ describe('plan view', () => {
 
   it('an item is skipped (why), done already, or still to send', () => {
     expect(itemStatus({ skipped: 'promiseToPay', done: true })).toBe(SKIP_LABELS.promiseToPay);
+    expect(itemStatus({ skipped: 'operatorUnlock', done: false })).toBe(SKIP_LABELS.operatorUnlock);
     expect(itemStatus({ skipped: null, done: true })).toBe(L.sent);
     expect(itemStatus({ skipped: null, done: false })).toBe(L.toSend);
   });
