@@ -15,16 +15,22 @@ import {
   DEFAULT_COLLECTIONS_POLICY,
   DEFAULT_LOCK_PAUSE,
   dayInTimeZone,
+  LOAN_MESSAGES,
+  type LoanView,
   type PlanItem,
   type Session,
 } from '@lendlock/contract';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CollectionsEngine } from '../src/modules/collections/engine';
 import { databaseKinds, fingerprint, openTestDatabase, type TestDatabase } from './db';
 import { registerProfile, TEST_ENROLLMENT_SECRET } from './devices';
 import { buildTestApp, buildUser, loginAs } from './factories';
 
 const ZONE = 'Asia/Kolkata';
+const RETAILER = '9000000011';
+const OTHER_RETAILER = '9000000012';
+const LEDGER_TABLES = ['loans', 'loan_instalments', 'loan_payments', 'audit_log'];
 /** Locks after 5 days overdue, and any payment suspends the lock (the minimum is set per test). */
 const POLICY: CollectionsPolicy = {
   ...DEFAULT_COLLECTIONS_POLICY,
@@ -39,6 +45,9 @@ describe.each(databaseKinds())('payments as a ledger on %s', (kind) => {
   let app: FastifyInstance;
   let superadmin: Session;
   let admin: Session;
+  let retailerAdmin: Session;
+  let retailerEmail: string;
+  let otherRetailerAdmin: Session;
   let counter = 0;
   const today = () => dayInTimeZone(ZONE) as string;
   const day = (n: number) => addDays(today(), n);
@@ -80,6 +89,15 @@ describe.each(databaseKinds())('payments as a ledger on %s', (kind) => {
     expect(response.statusCode, response.body).toBe(200);
     return response.json().items.filter((i: PlanItem) => i.loanRef === loanRef);
   };
+  const getLoan = async (loanRef: string): Promise<LoanView> => {
+    const response = await call(admin.token, '/api/v2/loans/get', { loanRef, timeZone: ZONE });
+    expect(response.statusCode, response.body).toBe(200);
+    return response.json().loan;
+  };
+  const reverse = (token: string, paymentRef: string, reason: string) =>
+    call(token, '/api/v2/payments/reverse', { paymentRef, reason, timeZone: ZONE });
+  const ledger = () => fingerprint(database.db, LEDGER_TABLES);
+
   const lockOf = async (loanRef: string, policy: object = POLICY) =>
     (await planOf(loanRef, policy)).find((i) => i.action === 'LOCK');
 
@@ -91,6 +109,13 @@ describe.each(databaseKinds())('payments as a ledger on %s', (kind) => {
     });
     superadmin = await loginAs(app, await buildUser(database, { userlevel: 'SUPERADMIN' }));
     admin = await loginAs(app, await buildUser(database, { userlevel: 'ADMIN' }));
+    const retailerUser = await buildUser(database, { userlevel: 'ADMIN', retailerPhone: RETAILER });
+    retailerEmail = retailerUser.email;
+    retailerAdmin = await loginAs(app, retailerUser);
+    otherRetailerAdmin = await loginAs(
+      app,
+      await buildUser(database, { userlevel: 'ADMIN', retailerPhone: OTHER_RETAILER }),
+    );
   });
   afterAll(async () => {
     await app?.close();
@@ -152,6 +177,118 @@ describe.each(databaseKinds())('payments as a ledger on %s', (kind) => {
     expect(await lockOf(loanRef, either)).toMatchObject({ skipped: 'recentPayment' });
   });
 
+  it('a payment is reversed by its ref: the loan is judged again without it, and the plan locks again', async () => {
+    // Due 40 and 10 days ago and in 20 days: paid off, the last ₹2,000 an hour ago.
+    const { loanRef, imei } = await newLoan(RETAILER, -40);
+    await pay(loanRef, `${loanRef}-P1`, '1000', `${day(-41)}T10:00:00+05:30`);
+    await pay(loanRef, `${loanRef}-P2`, '2000', new Date(Date.now() - 3_600_000).toISOString());
+    expect((await getLoan(loanRef)).status).toBe('PAID');
+    expect(await lockOf(loanRef)).toBeUndefined();
+
+    // Refusals change nothing: another retailer's user (not found, as an unknown ref), no reason.
+    const before = await ledger();
+    const foreign = await reverse(otherRetailerAdmin.token, `${loanRef}-P2`, 'chargeback');
+    expect(foreign.statusCode).toBe(404);
+    expect(foreign.json().message).toBe(LOAN_MESSAGES.unknownPayment);
+    const unknown = await reverse(admin.token, `${loanRef}-nope`, 'chargeback');
+    expect(unknown.statusCode).toBe(404);
+    expect(unknown.json().message).toBe(LOAN_MESSAGES.unknownPayment);
+    const noReason = await reverse(retailerAdmin.token, `${loanRef}-P2`, '   ');
+    expect(noReason.statusCode).toBe(400);
+    expect(noReason.json().message).toContain(LOAN_MESSAGES.reversalReason);
+    expect(await ledger()).toBe(before);
+
+    const reversed = await reverse(retailerAdmin.token, `${loanRef}-P2`, 'chargeback');
+    expect(reversed.statusCode, reversed.body).toBe(200);
+    const body = reversed.json();
+    expect(body).toMatchObject({
+      status: 'success',
+      message: LOAN_MESSAGES.paymentReversed,
+      duplicate: false,
+      payment: {
+        paymentRef: `${loanRef}-P2`,
+        amountMinor: 200_000,
+        reversedBy: retailerEmail,
+        reversalReason: 'chargeback',
+      },
+      loan: {
+        status: 'OPEN',
+        summary: {
+          paidMinor: 100_000,
+          arrearsMinor: 100_000,
+          creditMinor: 0,
+          daysOverdue: 10,
+          instalmentsPaid: 1,
+          lastPayment: { paymentRef: `${loanRef}-P1` },
+        },
+      },
+    });
+    expect(Date.parse(body.payment.reversedAt)).not.toBeNaN();
+    // The rows: the payment kept, marked reversed; the instalments as if it had never been paid.
+    const loanRow = await database.db
+      .selectFrom('loans')
+      .select(['id', 'status'])
+      .where('loan_ref', '=', loanRef)
+      .executeTakeFirstOrThrow();
+    expect(loanRow.status).toBe('OPEN');
+    const payments = await database.db
+      .selectFrom('loan_payments')
+      .select(['payment_ref', 'reversed_by', 'reversal_reason', 'reversed_at'])
+      .where('loan_id', '=', loanRow.id)
+      .orderBy('id')
+      .execute();
+    expect(
+      payments.map((p) => [p.payment_ref, p.reversed_by, p.reversal_reason, p.reversed_at !== null]),
+    ).toEqual([
+      [`${loanRef}-P1`, null, null, false],
+      [`${loanRef}-P2`, retailerEmail, 'chargeback', true],
+    ]);
+    const instalments = await database.db
+      .selectFrom('loan_instalments')
+      .select(['paid_minor', 'paid_at'])
+      .where('loan_id', '=', loanRow.id)
+      .orderBy('seq')
+      .execute();
+    expect(instalments.map((i) => [Number(i.paid_minor), i.paid_at !== null])).toEqual([
+      [100_000, true],
+      [0, false],
+      [0, false],
+    ]);
+    const audit = await database.db
+      .selectFrom('audit_log')
+      .select(['target', 'details'])
+      .where('action', '=', 'loan.payment.reverse')
+      .execute();
+    expect(audit).toEqual([
+      {
+        target: imei,
+        details: {
+          loanRef,
+          paymentRef: `${loanRef}-P2`,
+          amountMinor: 200_000,
+          currency: 'INR',
+          paidAt: expect.any(String),
+          reason: 'chargeback',
+          loanReopened: true,
+        },
+      },
+    ]);
+
+    // Reversing it again answers so and changes nothing.
+    const after = await ledger();
+    const again = await reverse(admin.token, `${loanRef}-P2`, 'chargeback, again');
+    expect(again.statusCode).toBe(200);
+    expect(again.json()).toMatchObject({
+      message: LOAN_MESSAGES.paymentReversedBefore,
+      duplicate: true,
+      payment: { reversalReason: 'chargeback' },
+    });
+    expect(await ledger()).toBe(after);
+
+    // The reversed payment was paid an hour ago and covered twice the arrears: it no longer suspends the lock.
+    expect(await lockOf(loanRef)).toMatchObject({ daysOverdue: 10, amount: '1000.00', skipped: null });
+  });
+
   it('the minimum is the policy’s: one saved without it reads the default; bad values are refused', async () => {
     const policyCall = (token: string, method: 'GET' | 'PUT', url: string, payload?: object) =>
       app.inject({
@@ -196,5 +333,45 @@ describe.each(databaseKinds())('payments as a ledger on %s', (kind) => {
       { field: 'lockPause.minAmount', from: null, to: '500' },
       { field: 'lockPause.minSharePercent', from: 25, to: null },
     ]);
+  });
+
+  it('a release queued for approval is not approved once its loan’s payment is reversed', async () => {
+    const saved = await app.inject({
+      method: 'PUT',
+      url: '/api/v2/collections/policy',
+      headers: { 'x-api-key': superadmin.token },
+      payload: { policy: { ...POLICY, release: 'APPROVAL' } },
+    });
+    expect(saved.statusCode, saved.body).toBe(200);
+    const { loanRef, imei } = await newLoan(null, -40, 1);
+    await pay(loanRef, `${loanRef}-P1`, '1000', new Date().toISOString());
+    const engine = new CollectionsEngine({
+      db: database.db,
+      commands: app.ctx.commands,
+      log: app.log,
+      events: app.ctx.webhookDelivery,
+      oneShotTtlMs: 3_600_000,
+    });
+    await engine.watchPayments();
+    const queue = await app.inject({
+      method: 'GET',
+      url: `/api/v2/collections/releases?imei=${imei}`,
+      headers: { 'x-api-key': admin.token },
+    });
+    const [release] = queue.json().items;
+    expect(release).toMatchObject({ loanRef, state: 'AWAITING_APPROVAL' });
+
+    expect((await reverse(admin.token, `${loanRef}-P1`, 'bounced transfer')).json().loan.status).toBe('OPEN');
+    const tables = ['collection_actions', 'commands'];
+    const before = await fingerprint(database.db, tables);
+    const approve = await app.inject({
+      method: 'POST',
+      url: `/api/v2/collections/releases/${release.id}/approve`,
+      headers: { 'x-api-key': admin.token },
+      payload: {},
+    });
+    expect(approve.statusCode).toBe(409);
+    expect(approve.json().message).toBe(COLLECTIONS_MESSAGES.releaseNotPaid);
+    expect(await fingerprint(database.db, tables)).toBe(before);
   });
 });

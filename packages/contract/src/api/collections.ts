@@ -30,6 +30,8 @@ export const COLLECTIONS_MESSAGES = {
   releaseDecided: 'This release has already been decided.',
   releaseRefused: (refusal: string) => `The release could not be sent: the device is ${refusal}.`,
   releaseStopped: 'Collections are stopped (kill switch): no release can be approved now.',
+  releaseNotPaid:
+    'The loan is no longer paid (a payment was reversed): its release cannot be approved. Reject it instead.',
   badTimeZone: 'Unknown time zone.',
   badTime: 'Expected a time as HH:MM (00:00 to 23:59).',
   quietHoursEmpty: 'Quiet hours must start and end at different times.',

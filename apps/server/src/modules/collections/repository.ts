@@ -150,7 +150,7 @@ function recentPaymentCovers(
   const covers = minimums.length === 0 ? sql`true` : sql.join(minimums, sql` OR `);
   return sql<boolean>`(SELECT s.paid IS NOT NULL AND (${covers}) FROM (
       SELECT sum(pay.amount_minor)::numeric AS paid FROM loan_payments pay
-      WHERE pay.loan_id = ${f}.loan_id
+      WHERE pay.loan_id = ${f}.loan_id AND pay.reversed_at IS NULL
         AND pay.paid_at > ${now}::timestamptz - interval '24 hours'
         AND pay.paid_at <= ${now}::timestamptz + ${PAID_AT_FUTURE_SKEW_MS} * interval '1 millisecond') s)`;
 }
