@@ -289,6 +289,48 @@ describe.each(databaseKinds())('payments as a ledger on %s', (kind) => {
     expect(await lockOf(loanRef)).toMatchObject({ daysOverdue: 10, amount: '1000.00', skipped: null });
   });
 
+  it('a payment reversed twice at once is reversed once', async () => {
+    const { loanRef } = await newLoan(null, -40);
+    await pay(loanRef, `${loanRef}-P1`, '1000', `${day(-41)}T10:00:00+05:30`);
+    const replies = await Promise.all([
+      reverse(admin.token, `${loanRef}-P1`, 'chargeback'),
+      reverse(admin.token, `${loanRef}-P1`, 'chargeback'),
+    ]);
+    expect(replies.map((r) => r.statusCode)).toEqual([200, 200]);
+    expect(replies.map((r) => r.json().duplicate).sort()).toEqual([false, true]);
+    const audit = await database.db
+      .selectFrom('audit_log')
+      .select('details')
+      .where('action', '=', 'loan.payment.reverse')
+      .execute();
+    expect(audit.filter((a) => (a.details as { loanRef: string }).loanRef === loanRef)).toHaveLength(1);
+    expect((await getLoan(loanRef)).summary).toMatchObject({ paidMinor: 0, arrearsMinor: 200_000 });
+  });
+
+  it('refuses a reversal that would open a paid loan beside its device’s new open loan, changing nothing', async () => {
+    const { loanRef, imei } = await newLoan(null, -40, 1);
+    await pay(loanRef, `${loanRef}-P1`, '1000', `${day(-41)}T10:00:00+05:30`);
+    expect((await getLoan(loanRef)).status).toBe('PAID');
+    const next = `${loanRef}-next`;
+    const imported = await call(admin.token, '/api/v2/loans', {
+      loans: [
+        {
+          loanRef: next,
+          imei,
+          customerName: 'Asha Rao',
+          currency: 'INR',
+          instalments: [{ dueDate: day(30), amount: '1000' }],
+        },
+      ],
+    });
+    expect(imported.statusCode, imported.body).toBe(200);
+    const before = await ledger();
+    const refused = await reverse(admin.token, `${loanRef}-P1`, 'chargeback');
+    expect(refused.statusCode).toBe(409);
+    expect(refused.json().message).toBe(LOAN_MESSAGES.reversalReopens(next));
+    expect(await ledger()).toBe(before);
+  });
+
   it('the minimum is the policy’s: one saved without it reads the default; bad values are refused', async () => {
     const policyCall = (token: string, method: 'GET' | 'PUT', url: string, payload?: object) =>
       app.inject({
@@ -373,5 +415,17 @@ describe.each(databaseKinds())('payments as a ledger on %s', (kind) => {
     expect(approve.statusCode).toBe(409);
     expect(approve.json().message).toBe(COLLECTIONS_MESSAGES.releaseNotPaid);
     expect(await fingerprint(database.db, tables)).toBe(before);
+
+    // A loan paid off and its payment reversed before the watcher looks: nothing is queued or sent.
+    const other = await newLoan(null, -40, 1);
+    await pay(other.loanRef, `${other.loanRef}-P1`, '1000', new Date().toISOString());
+    await reverse(admin.token, `${other.loanRef}-P1`, 'bounced transfer');
+    await engine.watchPayments();
+    const actions = await database.db
+      .selectFrom('collection_actions')
+      .select('kind')
+      .where('imei1', '=', other.imei)
+      .execute();
+    expect(actions).toEqual([]);
   });
 });
