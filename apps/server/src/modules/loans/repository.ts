@@ -1,11 +1,12 @@
 /**
- * The queries of loans and payments (migration 0022). Two parts:
- * - the writers of modules/loans/service.ts: the import (set-based), a payment and its allocation, the
- *   promise to pay; each runs in the caller's transaction;
- * - the read-only views other modules may import (the collections engine among them): a loan's summary by
- *   IMEI or ref (`loanSummaryOfImei`, `loanViewById`), and the position of every open loan on a day, set-based
- *   (`openLoanPositions`), which computes the contract's `loanPosition` in SQL (the loans test proves that
- *   both agree).
+ * The queries of loans and payments (migrations 0022, 0030). Two parts:
+ * - the writers of modules/loans/service.ts: the import (set-based), a payment and its allocation, a
+ *   payment's reversal (the loan allocated again from the payments that stand), the promise to pay; each
+ *   runs in the caller's transaction;
+ * - the read-only views other modules may import (the collections engine among them): a loan's status,
+ *   its summary by IMEI or ref (`loanSummaryOfImei`, `loanViewById`), and the position of every open loan
+ *   on a day, set-based (`openLoanPositions`), which computes the contract's `loanPosition` in SQL (the
+ *   loans test proves that both agree).
  */
 import {
   allocatePayment,
