@@ -53,7 +53,8 @@ const IMPORT_LOCK = sql`hashtext('lendlock:loans-import')`;
 /**
  * Serialises loan imports, whichever instance runs them, for the rest of the transaction: one lock (not one
  * per loan, which a 100,000-loan file would exhaust the lock table with). Imports are rare; payments do not
- * take it (they lock their loan's row, as a replacement does).
+ * take it (they lock their loan's row, as a replacement does); a reversal, rarer still, takes it before its
+ * loan's row (it may open a paid loan again beside an imported one).
  */
 export async function lockImports(trx: Transaction<DB>): Promise<void> {
   await sql`SELECT pg_advisory_xact_lock(${IMPORT_LOCK})`.execute(trx);

@@ -379,6 +379,9 @@ export class LoanService {
     { paymentRef, reason, timeZone }: ReversePaymentRequest,
   ): Promise<{ duplicate: boolean; payment: LoanPayment; loan: LoanView }> {
     const outcome = await inTransaction(this.options.db, async (trx) => {
+      // The import lock first, as an import takes it before its loans' rows: a paid loan opened again and
+      // an import of another open loan for its device cannot pass each other.
+      await lockImports(trx);
       const found = await lockPaymentByRef(trx, paymentRef.trim());
       if (!found || !inScope(actor, found.loan.retailerPhone)) throw notFound(LOAN_MESSAGES.unknownPayment);
       const loanId = found.payment.loan_id;
