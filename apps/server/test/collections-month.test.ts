@@ -206,7 +206,7 @@ describe.each(databaseKinds())('a simulated month of collections on %s', (kind) 
     engine = newEngine('instance-a', 400);
   });
 
-  /** A payment through the loans API, received at the engine's clock. */
+  /** A payment through the loans API, paid and received at the engine's clock. */
   const pay = async (name: string, amount: string) => {
     const paymentRef = `P-${kind}-${name}-${clock.getTime()}`;
     const response = await api(suite.admin.token, 'POST', '/api/v2/payments', {
@@ -216,9 +216,8 @@ describe.each(databaseKinds())('a simulated month of collections on %s', (kind) 
       paidAt: new Date().toISOString(),
     });
     expect(response.statusCode, response.body).toBe(200);
-    await sql`UPDATE loan_payments SET received_at = ${clock} WHERE payment_ref = ${paymentRef}`.execute(
-      suite.database.db,
-    );
+    await sql`UPDATE loan_payments SET received_at = ${clock}, paid_at = ${clock}
+      WHERE payment_ref = ${paymentRef}`.execute(suite.database.db);
     return paymentRef;
   };
 
@@ -391,7 +390,8 @@ describe.each(databaseKinds())('a simulated month of collections on %s', (kind) 
         clock = ist(day(9), '15:00');
         await pay('payer', '1500.00');
         clock = ist(day(9), '18:00');
-        await pay('recent', '100.00');
+        // A quarter of the ₹1,000 overdue: the policy's default minimum, so it suspends tomorrow's lock.
+        await pay('recent', '250.00');
         clock = new Date(clock.getTime() + 2_000);
         expect(await engine.watchPayments()).toBe(0); // neither device is locked
       }

@@ -8,11 +8,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DEFAULT_COLLECTIONS_POLICY } from '@lendlock/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Demo, startDemo } from '../src/demo';
 import { openTestDatabase, type TestDatabase } from './db';
 import { type DeviceServer, startDeviceServer } from './devices';
-import { buildUser } from './factories';
+import { buildUser, loginAs } from './factories';
 
 describe('the demo history', () => {
   let database: TestDatabase;
@@ -56,6 +57,20 @@ describe('the demo history', () => {
       .where('paid_at', 'is not', null)
       .execute();
     expect(new Set(paid.map((p) => Number(p.loan_id))).size).toBe(loans.length);
+  });
+
+  it('its dry run locks the overdue loans: no lock is skipped for the payments seeded today', async () => {
+    const admin = await loginAs(server.app, await buildUser(database, { userlevel: 'ADMIN' }));
+    const response = await server.app.inject({
+      method: 'POST',
+      url: '/api/v2/collections/plan',
+      headers: { 'x-api-key': admin.token },
+      payload: { policy: { ...DEFAULT_COLLECTIONS_POLICY, enabled: true }, filter: 'LOCK' },
+    });
+    expect(response.statusCode, response.body).toBe(200);
+    const { counts } = response.json();
+    expect(counts.LOCK).toBeGreaterThanOrEqual(2);
+    expect(counts.skipped.recentPayment).toBe(0);
   });
 
   it('is chronological for every device', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_COLLECTIONS_POLICY } from './api/collections';
+import { collectionsPolicySchema, DEFAULT_COLLECTIONS_POLICY, DEFAULT_LOCK_PAUSE } from './api/collections';
 import { inQuietHours, lenderClock, policyChanges, ruleText, runMaySend } from './collections';
 
 describe('collections, the pure part', () => {
@@ -66,5 +66,16 @@ describe('collections, the pure part', () => {
     ]);
     expect(policyChanges(before, before)).toEqual([]);
     expect(policyChanges(null, before).map((c) => c.field)).toContain('reminders.due');
+  });
+
+  it('names the lock pause’s minimums field by field; a policy saved without them reads the default', () => {
+    const before = DEFAULT_COLLECTIONS_POLICY;
+    const after = { ...before, lockPause: { minAmount: '500', minSharePercent: null } };
+    expect(policyChanges(before, after)).toEqual([
+      { field: 'lockPause.minAmount', from: null, to: '500' },
+      { field: 'lockPause.minSharePercent', from: 25, to: null },
+    ]);
+    const { lockPause: _, ...older } = before;
+    expect(collectionsPolicySchema.parse(older).lockPause).toEqual(DEFAULT_LOCK_PAUSE);
   });
 });

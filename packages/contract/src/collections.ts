@@ -100,22 +100,26 @@ export function addPlanCounts(a: PlanCounts, b: PlanCounts): PlanCounts {
   return sum;
 }
 
-/** The fields a change is named by: `reminders` field by field, every other field (lists too) whole. */
+/**
+ * The fields a change is named by: `reminders` and `lockPause` field by field, every other field (lists
+ * too) whole.
+ */
 function fieldsOf(policy: CollectionsPolicy | null): Map<string, unknown> {
   const fields = new Map<string, unknown>();
   if (!policy) return fields;
   for (const [key, value] of Object.entries(policy)) {
-    if (key === 'reminders')
-      for (const [inner, v] of Object.entries(value as object)) fields.set(`reminders.${inner}`, v);
+    if (key === 'reminders' || key === 'lockPause')
+      for (const [inner, v] of Object.entries(value as object)) fields.set(`${key}.${inner}`, v);
     else fields.set(key, value);
   }
   return fields;
 }
 
 /**
- * The fields that differ between two policies, in field order: `reminders.preDaysBefore`, …, and the
- * other fields whole (`quietHours`, `excludedImeis`). The version history and the console's save
- * confirmation both name changes with it. `before` null: every field of the first version.
+ * The fields that differ between two policies, in field order: `reminders.preDaysBefore`, …,
+ * `lockPause.minAmount`, `lockPause.minSharePercent`, and the other fields whole (`quietHours`,
+ * `excludedImeis`). The version history and the console's save confirmation both name changes with it.
+ * `before` null: every field of the first version.
  */
 export function policyChanges(before: CollectionsPolicy | null, after: CollectionsPolicy): PolicyChange[] {
   const a = fieldsOf(before);

@@ -42,6 +42,11 @@ export function currencyDigits(currency: string): number | null {
   return CURRENCY_DIGITS.get(currency) ?? null;
 }
 
+/** The currencies whose minor unit has `digits` digits (the collections plan reads amounts in SQL with them). */
+export function currenciesWithDigits(digits: number): string[] {
+  return LOAN_CURRENCIES.filter((code) => CURRENCY_DIGITS.get(code) === digits);
+}
+
 /** The largest amount of one instalment or payment, in minor units (sums stay exact in a JS number). */
 export const MAX_AMOUNT_MINOR = 1_000_000_000_000;
 /** The most instalments a loan may have (50 years of monthly ones). */

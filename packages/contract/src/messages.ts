@@ -149,6 +149,10 @@ export const LOAN_MESSAGES = {
   loanRefInUse: 'loan_ref is already in use',
   unknownLoan: 'Unknown loan_ref',
   paymentConflict: 'payment_ref is already recorded with another loan or amount',
+  unknownPayment: 'Unknown payment_ref',
+  reversalReason: 'Please give the reason for the reversal (a chargeback, a bounced transfer).',
+  reversalReopens: (loanRef: string) =>
+    `The payment cannot be reversed: its paid loan would be open again, and the device already has another open loan (${loanRef}).`,
   currencyMismatch: (given: string, loan: string) => `The payment is in ${given}, the loan in ${loan}.`,
   // Answers
   loansIncorrect: 'The loans contain incorrect data: nothing was imported.',
@@ -159,6 +163,8 @@ export const LOAN_MESSAGES = {
   noLoanForImei: 'No loan found for this IMEI.',
   paymentRecorded: 'Payment recorded.',
   paymentDuplicate: 'This payment was already recorded (same payment_ref): nothing changed.',
+  paymentReversed: 'Payment reversed: it no longer counts, and the loan stands as it does without it.',
+  paymentReversedBefore: 'This payment was already reversed: nothing changed.',
   paymentsRecorded: (recorded: number, duplicates: number) =>
     `Payments recorded: ${recorded} new, ${duplicates} already recorded.`,
   promiseSet: (day: string) => `Promise to pay recorded: no automated lock until ${day}, included.`,

@@ -124,7 +124,7 @@ export const ROUTE_POLICIES: Readonly<Record<string, Access>> = {
   'POST /api/v2/collections/releases/:id/approve': admin(),
   'POST /api/v2/collections/releases/:id/reject': admin(),
   'GET /api/v2/collections/runs': admin(),
-  // Loans and payments (modules/loans): ADMIN and SUPERADMIN import and record, in the console or with a
+  // Loans and payments (modules/loans): ADMIN and SUPERADMIN import, record and reverse, in the console or with a
   // key; whoever may open Device Details reads a device's loan. A retailer's user reaches only that
   // retailer's devices' loans (checked in the service).
   'POST /api/v2/loans': admin(),
@@ -133,6 +133,7 @@ export const ROUTE_POLICIES: Readonly<Record<string, Access>> = {
   'POST /api/v2/loans/promise': admin(),
   'POST /api/v2/payments': admin(),
   'POST /api/v2/payments/upload': admin(),
+  'POST /api/v2/payments/reverse': admin(),
   'GET /api/homeData.php': signedIn(),
   'GET /api/v2/dashboard': signedIn(),
   'POST /api/devicedetails.php': permission('deviceDetails'),

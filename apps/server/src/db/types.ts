@@ -459,6 +459,10 @@ export interface LoanPaymentsTable {
   received_at: ColumnType<Date, Date | string | undefined, never>;
   source: PaymentSource | null;
   recorded_by: string | null;
+  /** 0030: a reversed payment (a chargeback, a bounced transfer) is kept and counts nowhere. */
+  reversed_at: Date | null;
+  reversed_by: string | null;
+  reversal_reason: string | null;
 }
 
 /** 0023: collections on autopilot (modules/collections). */

@@ -578,6 +578,20 @@ export const OPERATIONS: Readonly<Record<string, Operation>> = {
       '(`duplicate: true`) and changes nothing; with another loan or amount, 409.',
     errors: [404, 409],
   },
+  'POST /api/v2/payments/reverse': {
+    operationId: 'reversePayment',
+    summary: 'Reverse a payment (a chargeback, a bounced transfer) by its paymentRef',
+    tag: 'Loans',
+    description:
+      'The payment is kept, marked reversed (when, by whom, `reason`), and counts nowhere from then on: the ' +
+      'loan’s instalments are allocated again from the payments that stand (oldest paid first), so a PAID ' +
+      'loan that is no longer paid is OPEN again, and collections judges it again (a lock may follow). What ' +
+      'was sent to the device is not undone: a release already issued stays issued. Reversing a payment ' +
+      'reversed before answers `duplicate: true` and changes nothing. A payment of another retailer’s ' +
+      'device is not found (404), as an unknown one; 409 when its paid loan would be open again beside ' +
+      'another open loan of the device. Audited as `loan.payment.reverse`.',
+    errors: [404, 409],
+  },
   'POST /api/v2/payments/upload': {
     operationId: 'uploadPayments',
     summary: 'Record the payments of a CSV',

@@ -1,7 +1,8 @@
 /**
  * Loans and payments (issue 19; README § Loans and payments): `v2/loans/get` (a device's loan, or a loan
  * by its ref), `v2/loans/upload` (a loans CSV), `v2/payments` (one payment, from the console's form),
- * `v2/payments/upload` (a payments CSV) and `v2/loans/promise`. Each carries the browser's time zone, so
+ * `v2/payments/upload` (a payments CSV), `v2/payments/reverse` (a chargeback, a bounced transfer) and
+ * `v2/loans/promise`. Each carries the browser's time zone, so
  * the loan's summary (next due, days overdue) is for the operator's today.
  */
 import {
@@ -14,8 +15,10 @@ import {
   promiseToPayResponseSchema,
   type RecordPaymentResponse,
   type RecordPaymentsResponse,
+  type ReversePaymentResponse,
   recordPaymentResponseSchema,
   recordPaymentsResponseSchema,
+  reversePaymentResponseSchema,
 } from '@lendlock/contract';
 import { type ApiClient, ApiError } from './client';
 import { withTimeZone } from './timeZone';
@@ -80,6 +83,17 @@ export function recordPayment(api: ApiClient, payment: PaymentForm): Promise<Rec
   return api.call('v2/payments', {
     body: withTimeZone(payment),
     parse: (body) => recordPaymentResponseSchema.parse(body),
+  });
+}
+
+/** Reverses a payment by its ref, with the reason; the loan as it stands without it. */
+export function reversePayment(
+  api: ApiClient,
+  request: { paymentRef: string; reason: string },
+): Promise<ReversePaymentResponse> {
+  return api.call('v2/payments/reverse', {
+    body: withTimeZone(request),
+    parse: (body) => reversePaymentResponseSchema.parse(body),
   });
 }
 

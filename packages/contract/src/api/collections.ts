@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { isoDaySchema, isTimeZone } from '../dates';
+import { isAmountText } from '../loans';
 
 export const COLLECTIONS_MESSAGES = {
   policySaved: (version: number) => `Collections policy saved as version ${version}.`,
@@ -29,6 +30,8 @@ export const COLLECTIONS_MESSAGES = {
   releaseDecided: 'This release has already been decided.',
   releaseRefused: (refusal: string) => `The release could not be sent: the device is ${refusal}.`,
   releaseStopped: 'Collections are stopped (kill switch): no release can be approved now.',
+  releaseNotPaid:
+    'The loan is no longer paid (a payment was reversed): its release cannot be approved. Reject it instead.',
   badTimeZone: 'Unknown time zone.',
   badTime: 'Expected a time as HH:MM (00:00 to 23:59).',
   quietHoursEmpty: 'Quiet hours must start and end at different times.',
@@ -36,6 +39,8 @@ export const COLLECTIONS_MESSAGES = {
   badRetailer: 'Each excluded retailer must be a phone number of 10 digits.',
   tooManyExclusions: 'At most 10,000 exclusions of each kind.',
   badCursor: 'Invalid cursor.',
+  badMinAmount: 'The minimum payment must be an amount greater than 0, e.g. 500 or 499.50.',
+  badMinShare: 'The minimum share must be a whole percentage from 1 to 100.',
   /** The audit report and reports show this beside an automated command (interface 'C'). */
   stopped: 'collections stopped',
 } as const;
@@ -48,7 +53,8 @@ export const collectionActionSchema = z.enum(COLLECTION_ACTIONS);
 /**
  * Why an action the policy asks for is not taken (the dry run counts them; the daily run records them):
  * - held: a per-device hold; excluded: the policy excludes its IMEI or retailer;
- * - recentPayment: a LOCK with a payment received in the last 24 hours;
+ * - recentPayment: a LOCK of a loan whose payments paid (by their paid_at) in the 24 hours before the
+ *   engine's clock, reversed ones aside, cover the policy's minimum (`lockPause`);
  * - promiseToPay: a LOCK while the loan's promise-to-pay date is today or later;
  * - killSwitch: everything, while the kill switch is on; disabled: everything, while the policy is off;
  * - released: the device is released, de-enrolled or not registered;
@@ -73,6 +79,26 @@ export const collectionSkipSchema = z.enum(COLLECTION_SKIPS);
 /** `HH:MM`, 00:00–23:59. */
 export const clockTimeSchema = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, COLLECTIONS_MESSAGES.badTime);
 
+/**
+ * What the payments of the last 24 hours must cover to suspend a lock (`recentPayment`): `minAmount`
+ * (decimal text, read in each loan's currency: "500" is INR 500.00 on an INR loan) or `minSharePercent`
+ * of what was overdue before them (the arrears plus those payments); either one suffices. Both null: any
+ * payment does (the engine before issue 25). The default: a quarter of what was overdue.
+ */
+export const lockPauseSchema = z.object({
+  minAmount: z.string().trim().refine(isAmountText, COLLECTIONS_MESSAGES.badMinAmount).nullable(),
+  minSharePercent: z
+    .number({ error: COLLECTIONS_MESSAGES.badMinShare })
+    .int(COLLECTIONS_MESSAGES.badMinShare)
+    .min(1, COLLECTIONS_MESSAGES.badMinShare)
+    .max(100, COLLECTIONS_MESSAGES.badMinShare)
+    .nullable(),
+});
+export type LockPause = z.infer<typeof lockPauseSchema>;
+
+/** A policy saved before the minimum existed reads with this one. */
+export const DEFAULT_LOCK_PAUSE: LockPause = { minAmount: null, minSharePercent: 25 };
+
 export const collectionsPolicySchema = z.object({
   /** Off: the plan is computed (the dry run) but the daily run and the payment watcher send nothing. */
   enabled: z.boolean(),
@@ -88,6 +114,8 @@ export const collectionsPolicySchema = z.object({
   }),
   /** LOCK once the oldest unpaid instalment is this many days overdue; null: never lock. */
   lockAfterDaysOverdue: z.number().int().min(1).max(365).nullable(),
+  /** What a recent payment must cover to suspend a LOCK (a policy saved without it: DEFAULT_LOCK_PAUSE). */
+  lockPause: lockPauseSchema.default(DEFAULT_LOCK_PAUSE),
   /** UNLOCK a device collections locked once a payment clears its arrears (within 60 s). */
   unlockOnPayment: z.boolean(),
   /** When the last instalment is paid: RELEASE at once, queue it for approval, or do nothing. */
@@ -126,6 +154,7 @@ export const DEFAULT_COLLECTIONS_POLICY: CollectionsPolicy = {
   timeZone: 'Asia/Kolkata',
   reminders: { preDaysBefore: 3, due: true, postEveryDays: 3 },
   lockAfterDaysOverdue: 5,
+  lockPause: DEFAULT_LOCK_PAUSE,
   unlockOnPayment: true,
   release: 'APPROVAL',
   quietHours: { start: '21:00', end: '09:00' },

@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import type { InvalidRow } from '../csv/imeiCsv';
 import { isoDaySchema, timeZoneSchema } from '../dates';
+import { LOAN_MESSAGES } from '../messages';
 
 /** Shapes only: the rules and their messages are the contract's (loans.ts), applied by the server. */
 const text = (max: number) => z.string().max(max);
@@ -94,6 +95,10 @@ export const loanPaymentSchema = z.object({
   receivedAt: z.string(),
   source: z.enum(PAYMENT_SOURCES).nullable(),
   recordedBy: z.string().nullable(),
+  /** When it was reversed (a chargeback, a bounced transfer), by whom and why; null: it stands. */
+  reversedAt: z.string().nullable(),
+  reversedBy: z.string().nullable(),
+  reversalReason: z.string().nullable(),
 });
 export type LoanPayment = z.infer<typeof loanPaymentSchema>;
 
@@ -116,13 +121,14 @@ export const loanSummarySchema = z.object({
   paidMinor: z.number().int(),
   outstandingMinor: z.number().int(),
   arrearsMinor: z.number().int(),
-  /** Payments beyond the whole schedule. */
+  /** Payments (those that stand, not reversed) beyond the whole schedule. */
   creditMinor: z.number().int(),
   daysOverdue: z.number().int(),
   overdueSince: z.string().nullable(),
   instalmentsPaid: z.number().int(),
   instalmentsUnpaid: z.number().int(),
   nextDue: z.object({ seq: z.number().int(), dueDate: z.string(), amountMinor: z.number().int() }).nullable(),
+  /** The latest payment that stands (not reversed). */
   lastPayment: loanPaymentSchema.nullable(),
 });
 export type LoanSummary = z.infer<typeof loanSummarySchema>;
@@ -140,7 +146,7 @@ export const loanViewSchema = z.object({
   createdBy: z.string().nullable(),
   summary: loanSummarySchema,
   instalments: z.array(loanInstalmentSchema),
-  /** The latest 100 payments, latest first (by paid_at). */
+  /** The latest 100 payments, latest first (by paid_at), reversed ones too (marked so). */
   payments: z.array(loanPaymentSchema),
 });
 export type LoanView = z.infer<typeof loanViewSchema>;
@@ -154,6 +160,30 @@ export const recordPaymentResponseSchema = z.object({
   loan: loanViewSchema,
 });
 export type RecordPaymentResponse = z.infer<typeof recordPaymentResponseSchema>;
+
+/**
+ * `POST /api/v2/payments/reverse`: a payment recorded before is reversed (a chargeback, a bounced
+ * transfer) by its ref, with the reason. It is kept, marked reversed, and counts nowhere from then on: the
+ * loan's instalments are allocated again without it (a PAID loan may be OPEN again). Reversing it again
+ * changes nothing (`duplicate: true`).
+ */
+export const reversePaymentRequestSchema = z.object({
+  paymentRef: text(100),
+  reason: z.string().trim().min(1, LOAN_MESSAGES.reversalReason).max(500),
+  /** The answer's loan summary is for today in this zone (default REPORT_TIMEZONE). */
+  timeZone: timeZoneSchema.optional(),
+});
+export type ReversePaymentRequest = z.infer<typeof reversePaymentRequestSchema>;
+
+export const reversePaymentResponseSchema = z.object({
+  status: z.literal('success'),
+  message: z.string(),
+  /** True when the payment was reversed before: nothing changed. */
+  duplicate: z.boolean(),
+  payment: loanPaymentSchema,
+  loan: loanViewSchema,
+});
+export type ReversePaymentResponse = z.infer<typeof reversePaymentResponseSchema>;
 
 /** `POST /api/v2/payments/upload`: how many payments of the file were new, and how many recorded before. */
 export const recordPaymentsResponseSchema = z.object({

@@ -23,6 +23,7 @@ import * as m0024 from './0024_batch_history';
 import * as m0026 from './0026_one_wallpaper_grant';
 import * as m0027 from './0027_offline_since';
 import * as m0029 from './0029_desired_cause';
+import * as m0030 from './0030_payment_reversals';
 
 /** Every migration, in order. Names are versions: never rename or edit one that has shipped. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -50,4 +51,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0026_one_wallpaper_grant': m0026,
   '0027_offline_since': m0027,
   '0029_desired_cause': m0029,
+  '0030_payment_reversals': m0030,
 };

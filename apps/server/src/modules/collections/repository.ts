@@ -8,7 +8,13 @@
  * oldest unpaid instalment due before the day; the unpaid amount of the instalments due before the day),
  * computed in SQL for a million loans at once; collections-month.test.ts checks the plan against them.
  */
-import type { CollectionAction, CollectionSkip, CollectionsPolicy } from '@lendlock/contract';
+import {
+  type CollectionAction,
+  type CollectionSkip,
+  type CollectionsPolicy,
+  currenciesWithDigits,
+  PAID_AT_FUTURE_SKEW_MS,
+} from '@lendlock/contract';
 import { type Kysely, type RawBuilder, sql, type Transaction } from 'kysely';
 import type { CollectionActionState, CollectionRunState, DB } from '../../db/types';
 import { daysOverdueSql, overdueSinceSql } from '../loans/repository';
@@ -29,7 +35,7 @@ export type PlanRange =
 export interface PlanParams {
   /** The lender's day, YYYY-MM-DD. */
   date: string;
-  /** The engine's clock: "a payment in the last 24 hours" is counted back from it. */
+  /** The engine's clock: "a payment in the last 24 hours" (by when it was paid) is counted back from it. */
   now: Date;
   policy: CollectionsPolicy;
   killSwitch: boolean;
@@ -123,6 +129,34 @@ function loanFacts(p: PlanParams): RawBuilder<unknown> {
       AND (a.loan_id IS NOT NULL OR t.loan_id IS NOT NULL OR l.status = 'PAID' OR ${locked})`;
 }
 
+/**
+ * Whether a loan's recent payments suspend its LOCK (README § Collections on autopilot), over the loan
+ * facts aliased `f` (its `loan_id`, `currency`, `arrears`): the payments paid (`paid_at`, when the customer
+ * paid, not when it was recorded) in the 24 hours before the engine's clock — one dated later than the
+ * clock (and the skew a payment's date may have) is not yet — and not reversed, summed, reach the policy's
+ * minimum: `minAmount` in the loan's currency, or `minSharePercent` of what was overdue before them (the
+ * arrears, which they already reduced, plus them); none set: any payment.
+ */
+function recentPaymentCovers(
+  f: RawBuilder<unknown>,
+  now: Date,
+  lockPause: CollectionsPolicy['lockPause'],
+): RawBuilder<boolean> {
+  const { minAmount, minSharePercent } = lockPause;
+  const digits = sql`CASE WHEN ${f}.currency = ANY(${currenciesWithDigits(0)}::text[]) THEN 0
+      WHEN ${f}.currency = ANY(${currenciesWithDigits(3)}::text[]) THEN 3 ELSE 2 END`;
+  const minimums: RawBuilder<unknown>[] = [];
+  if (minAmount !== null) minimums.push(sql`s.paid >= ${minAmount}::numeric * power(10::numeric, ${digits})`);
+  if (minSharePercent !== null)
+    minimums.push(sql`s.paid * 100 >= ${minSharePercent}::numeric * (${f}.arrears::numeric + s.paid)`);
+  const covers = minimums.length === 0 ? sql`true` : sql.join(minimums, sql` OR `);
+  return sql<boolean>`(SELECT s.paid IS NOT NULL AND (${covers}) FROM (
+      SELECT sum(pay.amount_minor)::numeric AS paid FROM loan_payments pay
+      WHERE pay.loan_id = ${f}.loan_id AND pay.reversed_at IS NULL
+        AND pay.paid_at > ${now}::timestamptz - interval '24 hours'
+        AND pay.paid_at <= ${now}::timestamptz + ${PAID_AT_FUTURE_SKEW_MS} * interval '1 millisecond') s)`;
+}
+
 /** Each loan's items: at most one per group, the day's recorded action first. */
 function planItems(p: PlanParams): RawBuilder<unknown> {
   const { date, now, policy } = p;
@@ -153,8 +187,7 @@ function planItems(p: PlanParams): RawBuilder<unknown> {
       WHEN ${lockedByUs} THEN 'UNLOCK' END`;
   const releaseKind = sql`CASE WHEN f.status = 'PAID' AND ${release}::text <> 'OFF' AND NOT f.gone
       AND NOT ${releasedBefore} THEN 'RELEASE' END`;
-  const recentPayment = sql`EXISTS (SELECT 1 FROM loan_payments pay WHERE pay.loan_id = f.loan_id
-      AND pay.received_at > ${now}::timestamptz - interval '24 hours')`;
+  const recentPayment = recentPaymentCovers(sql`f`, now, policy.lockPause);
   const skipped = sql`CASE
       WHEN x.done THEN x.done_skip
       WHEN f.gone THEN 'released'

@@ -33,6 +33,7 @@ import { recomputeDesired } from '../commands/cancel';
 import { recordCommandSet } from '../commands/issue';
 import type { CommandService } from '../commands/service';
 import { findDevice } from '../devices/repository';
+import { loanStatus } from '../loans/repository';
 import { commandEvents, type EventSink } from '../webhooks/events';
 import { countsOfRun } from './engine';
 import { countsOf, policyInForce, policyOf, toPlanItem } from './plan';
@@ -490,6 +491,9 @@ export class CollectionsService {
         return { refusal: null, requests: [], outcomes: [] };
       }
       if (control.kill_switch) throw conflict(COLLECTIONS_MESSAGES.releaseStopped);
+      // A payment reversed since it was queued: the loan is no longer paid.
+      if ((await loanStatus(trx, row.loan_id)) !== 'PAID')
+        throw conflict(COLLECTIONS_MESSAGES.releaseNotPaid);
       const requests = [
         {
           imei: row.imei1,

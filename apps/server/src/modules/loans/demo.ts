@@ -3,7 +3,9 @@
  * PostgreSQL), about a tenth of the fleet gets a monthly loan through the same service the console uses —
  * some current, some due in a few days or today, some overdue by 2 to 40 days (one with a promise to pay),
  * one nearly paid, one paid — with the payments that got them there (a payments file, and a few recorded
- * in the console), so Device Details, the Loans screen and the collections plan show a live book.
+ * in the console), so Device Details, the Loans screen and the collections plan show a live book. The
+ * payments are recorded at the demo's start but dated when they were paid: the plan's "payment in the last
+ * 24 hours" reads that date, so the overdue loans' locks are not skipped.
  */
 import { addDays, type CsvPayment, formatAmount } from '@lendlock/contract';
 import type { Principal } from '../../plugins/auth';
@@ -20,14 +22,15 @@ interface Profile {
   promise?: number;
 }
 
+/** In this order: a small fleet's few loans include two the collections plan locks (its dry run shows them). */
 const PROFILES: readonly Profile[] = [
   { firstDue: -95, paid: 4 }, // current: next due in 25 days
+  { firstDue: -100, paid: 2 }, // 40 days overdue
+  { firstDue: -96, paid: 3 }, // 6 days overdue
   { firstDue: -87, paid: 3 }, // due in 3 days
   { firstDue: -90, paid: 3 }, // due today
   { firstDue: -92, paid: 3 }, // 2 days overdue
-  { firstDue: -96, paid: 3 }, // 6 days overdue
   { firstDue: -102, paid: 3, partly: 0.5 }, // 12 days overdue, half paid
-  { firstDue: -100, paid: 2 }, // 40 days overdue
   { firstDue: -98, paid: 3, promise: 2 }, // 8 days overdue, promised to pay in 2 days
   { firstDue: -320, paid: 11 }, // nearly paid: the last instalment in 10 days
   { firstDue: -340, paid: 12 }, // paid

@@ -1,16 +1,18 @@
 /**
- * The queries of loans and payments (migration 0022). Two parts:
- * - the writers of modules/loans/service.ts: the import (set-based), a payment and its allocation, the
- *   promise to pay; each runs in the caller's transaction;
- * - the read-only views other modules may import (the collections engine among them): a loan's summary by
- *   IMEI or ref (`loanSummaryOfImei`, `loanViewById`), and the position of every open loan on a day, set-based
- *   (`openLoanPositions`), which computes the contract's `loanPosition` in SQL (the loans test proves that
- *   both agree).
+ * The queries of loans and payments (migrations 0022, 0030). Two parts:
+ * - the writers of modules/loans/service.ts: the import (set-based), a payment and its allocation, a
+ *   payment's reversal (the loan allocated again from the payments that stand), the promise to pay; each
+ *   runs in the caller's transaction;
+ * - the read-only views other modules may import (the collections engine among them): a loan's status,
+ *   its summary by IMEI or ref (`loanSummaryOfImei`, `loanViewById`), and the position of every open loan
+ *   on a day, set-based (`openLoanPositions`), which computes the contract's `loanPosition` in SQL (the
+ *   loans test proves that both agree).
  */
 import {
   allocatePayment,
   type CheckedLoan,
   type InstalmentState,
+  type LoanPayment,
   type LoanSummary,
   type LoanView,
   loanPosition,
@@ -51,7 +53,8 @@ const IMPORT_LOCK = sql`hashtext('lendlock:loans-import')`;
 /**
  * Serialises loan imports, whichever instance runs them, for the rest of the transaction: one lock (not one
  * per loan, which a 100,000-loan file would exhaust the lock table with). Imports are rare; payments do not
- * take it (they lock their loan's row, as a replacement does).
+ * take it (they lock their loan's row, as a replacement does); a reversal, rarer still, takes it before its
+ * loan's row (it may open a paid loan again beside an imported one).
  */
 export async function lockImports(trx: Transaction<DB>): Promise<void> {
   await sql`SELECT pg_advisory_xact_lock(${IMPORT_LOCK})`.execute(trx);
@@ -174,16 +177,31 @@ export async function replaceLoan(trx: Transaction<DB>, loanId: number, loan: Ne
     .execute();
   await trx.deleteFrom('loan_instalments').where('loan_id', '=', loanId).execute();
   await insertSchedules(trx, [loan]);
+  await reapplyPayments(trx, loanId);
+  await settleStatus(trx, loanId);
+}
+
+/**
+ * Allocates a loan's instalments again from nothing, with its payments that stand (not reversed), oldest
+ * paid first, each with the one allocation (`allocateToInstalments`): after a new schedule, or a reversal.
+ * The caller holds the loan's row and sets its status after (`settleStatus`).
+ */
+export async function reapplyPayments(trx: Transaction<DB>, loanId: number): Promise<void> {
+  await trx
+    .updateTable('loan_instalments')
+    .set({ paid_minor: 0, paid_at: null })
+    .where('loan_id', '=', loanId)
+    .execute();
   const payments = await trx
     .selectFrom('loan_payments')
     .select(['amount_minor', 'paid_at'])
     .where('loan_id', '=', loanId)
+    .where('reversed_at', 'is', null)
     .orderBy('paid_at')
     .orderBy('id')
     .execute();
   for (const payment of payments)
     await allocateToInstalments(trx, loanId, Number(payment.amount_minor), new Date(payment.paid_at));
-  await settleStatus(trx, loanId);
 }
 
 /** A loan locked for a payment or a promise (its row, for the rest of the transaction), with its device's retailer. */
@@ -260,6 +278,9 @@ export interface PaymentRow {
   received_at: Date;
   source: PaymentSource | null;
   recorded_by: string | null;
+  reversed_at: Date | null;
+  reversed_by: string | null;
+  reversal_reason: string | null;
 }
 
 const PAYMENT_COLUMNS = [
@@ -271,6 +292,9 @@ const PAYMENT_COLUMNS = [
   'received_at',
   'source',
   'recorded_by',
+  'reversed_at',
+  'reversed_by',
+  'reversal_reason',
 ] as const;
 
 /**
@@ -312,7 +336,70 @@ function normalisePayment(row: PaymentRow): PaymentRow {
     amount_minor: Number(row.amount_minor),
     paid_at: new Date(row.paid_at),
     received_at: new Date(row.received_at),
+    reversed_at: row.reversed_at === null ? null : new Date(row.reversed_at),
   };
+}
+
+/** A payment as the API shows it. */
+export function paymentView(row: PaymentRow): LoanPayment {
+  return {
+    paymentRef: row.payment_ref,
+    amountMinor: row.amount_minor,
+    paidAt: row.paid_at.toISOString(),
+    receivedAt: row.received_at.toISOString(),
+    source: row.source,
+    recordedBy: row.recorded_by,
+    reversedAt: row.reversed_at?.toISOString() ?? null,
+    reversedBy: row.reversed_by,
+    reversalReason: row.reversal_reason,
+  };
+}
+
+/**
+ * A payment by its ref, with its loan and the loan's device's retailer, the payment's and the loan's rows
+ * locked for the rest of the transaction (a reversal: a payment or another reversal of the loan waits).
+ */
+export async function lockPaymentByRef(trx: Transaction<DB>, paymentRef: string) {
+  const row = await trx
+    .selectFrom('loan_payments as p')
+    .innerJoin('loans as l', 'l.id', 'p.loan_id')
+    .leftJoin('devices as d', 'd.imei1', 'l.imei')
+    .select([
+      ...PAYMENT_COLUMNS.map((column) => `p.${column}` as const),
+      'l.loan_ref',
+      'l.imei',
+      'l.currency',
+      'l.status',
+      'd.retailer_phone',
+    ])
+    .where('p.payment_ref', '=', paymentRef)
+    .forUpdate(['p', 'l'])
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const { loan_ref, imei, currency, status, retailer_phone, ...payment } = row;
+  return {
+    payment: normalisePayment(payment),
+    loan: { loanRef: loan_ref, imei, currency: currency.trim(), status, retailerPhone: retailer_phone },
+  };
+}
+
+/** Marks a payment reversed (now, by whom, why); the row after. */
+export async function markReversed(
+  trx: Transaction<DB>,
+  id: number,
+  values: { by: string; reason: string },
+): Promise<PaymentRow> {
+  const row = await trx
+    .updateTable('loan_payments')
+    .set({
+      reversed_at: sql<Date>`now()` as unknown as Date,
+      reversed_by: values.by,
+      reversal_reason: values.reason,
+    })
+    .where('id', '=', id)
+    .returning(PAYMENT_COLUMNS)
+    .executeTakeFirstOrThrow();
+  return normalisePayment(row);
 }
 
 /** The payments recorded under these refs (idempotency: a ref seen before). */
@@ -332,6 +419,12 @@ export async function setPromise(trx: Transaction<DB>, loanId: number, until: st
 }
 
 // ---- Read-only views (Device Details, the API, the collections engine) ----
+
+/** A loan's status (OPEN, PAID), or null when there is no such loan. */
+export async function loanStatus(db: Db, loanId: number): Promise<LoanStatus | null> {
+  const row = await db.selectFrom('loans').select('status').where('id', '=', loanId).executeTakeFirst();
+  return row?.status ?? null;
+}
 
 /** Which loan of a device a view shows: its OPEN loan, else its latest. */
 async function loanIdOfImei(db: Db, imei: string, retailerPhone: string | null): Promise<number | null> {
@@ -366,17 +459,6 @@ export async function loanIdOfRef(
 }
 
 const PAYMENTS_SHOWN = 100;
-
-function paymentView(row: PaymentRow) {
-  return {
-    paymentRef: row.payment_ref,
-    amountMinor: Number(row.amount_minor),
-    paidAt: new Date(row.paid_at).toISOString(),
-    receivedAt: new Date(row.received_at).toISOString(),
-    source: row.source,
-    recordedBy: row.recorded_by,
-  };
-}
 
 /**
  * A loan as the API shows it, on `day` (YYYY-MM-DD in `timeZone`): its schedule, its latest payments and
@@ -429,6 +511,7 @@ export async function loanViewById(
     .selectFrom('loan_payments')
     .select(sql<string>`coalesce(sum(amount_minor), 0)::text`.as('total'))
     .where('loan_id', '=', loanId)
+    .where('reversed_at', 'is', null)
     .executeTakeFirstOrThrow();
   const position = loanPosition(instalments, at.day);
   const summary: LoanSummary = {
@@ -444,7 +527,7 @@ export async function loanViewById(
     instalmentsPaid: position.instalmentsPaid,
     instalmentsUnpaid: position.instalmentsUnpaid,
     nextDue: position.nextDue,
-    lastPayment: payments[0] ?? null,
+    lastPayment: payments.find((p) => p.reversedAt === null) ?? null,
   };
   return {
     loanRef: loan.loan_ref,

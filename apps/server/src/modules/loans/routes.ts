@@ -9,6 +9,8 @@ import {
   recordPaymentRequestSchema,
   recordPaymentResponseSchema,
   recordPaymentsResponseSchema,
+  reversePaymentRequestSchema,
+  reversePaymentResponseSchema,
   validateLoansCsv,
   validatePaymentsCsv,
 } from '@lendlock/contract';
@@ -46,7 +48,10 @@ async function withUploadedCsv<T>(
   }
 }
 
-/** Loans and payments (ADMIN and SUPERADMIN, a session or a key; reading a loan: Device Details' permission). */
+/**
+ * Loans and payments (ADMIN and SUPERADMIN, a session or a key: import, record, reverse, promise; reading a
+ * loan: Device Details' permission).
+ */
 export function loanRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   const { loans } = ctx;
   return async (app) => {
@@ -114,6 +119,19 @@ export function loanRoutes(ctx: AppContext): FastifyPluginAsyncZod {
           status: 'success' as const,
           message: recorded.duplicate ? LOAN_MESSAGES.paymentDuplicate : LOAN_MESSAGES.paymentRecorded,
           ...recorded,
+        };
+      },
+    );
+
+    app.post(
+      '/api/v2/payments/reverse',
+      { schema: { body: reversePaymentRequestSchema, response: { 200: reversePaymentResponseSchema } } },
+      async (request) => {
+        const reversed = await loans.reversePayment(caller(request), request.body);
+        return {
+          status: 'success' as const,
+          message: reversed.duplicate ? LOAN_MESSAGES.paymentReversedBefore : LOAN_MESSAGES.paymentReversed,
+          ...reversed,
         };
       },
     );

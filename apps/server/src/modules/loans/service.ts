@@ -1,8 +1,8 @@
 /**
  * Loans and payments (README § Loans and payments): the rules. An ADMIN or SUPERADMIN, or a key acting for
  * one, imports loans (all or none: a bad loan refuses the import with every bad row, as the spec's batch
- * screens refuse a file), records payments (once per payment_ref; by the API, a CSV or the console) and sets
- * a promise to pay; anyone who may open Device Details reads a device's loan. A retailer's user reaches only
+ * screens refuse a file), records payments (once per payment_ref; by the API, a CSV or the console),
+ * reverses them (a chargeback, a bounced transfer) and sets a promise to pay; anyone who may open Device Details reads a device's loan. A retailer's user reaches only
  * the loans of that retailer's devices: another retailer's IMEI or loan is not found, exactly as an unknown
  * one. Every change is audited.
  */
@@ -25,6 +25,7 @@ import {
   promiseProblem,
   REPORT_TRUNCATION,
   type RecordPaymentRequest,
+  type ReversePaymentRequest,
 } from '@lendlock/contract';
 import type { Kysely, Transaction } from 'kysely';
 import { inTransaction } from '../../db/transaction';
@@ -37,16 +38,21 @@ import {
   devicesOfImeis,
   insertLoans,
   insertPayment,
+  instalmentsOf,
   loanIdOfRef,
   loanSummaryOfImei,
   loansByRefs,
   loanViewById,
   lockImports,
   lockLoanByRef,
+  lockPaymentByRef,
+  markReversed,
   type NewLoan,
   openLoansOfImeis,
   type PaymentRow,
   paymentsByRefs,
+  paymentView,
+  reapplyPayments,
   replaceLoan,
   setPromise,
   settleStatus,
@@ -97,17 +103,6 @@ export function refusedRows(message: string, rows: readonly InvalidRow[], count 
       ...(more > 0 ? { more: REPORT_TRUNCATION.moreRows(more) } : {}),
     },
   );
-}
-
-function paymentView(row: PaymentRow): LoanPayment {
-  return {
-    paymentRef: row.payment_ref,
-    amountMinor: row.amount_minor,
-    paidAt: row.paid_at.toISOString(),
-    receivedAt: row.received_at.toISOString(),
-    source: row.source,
-    recordedBy: row.recorded_by,
-  };
 }
 
 export interface PaymentInput {
@@ -368,6 +363,57 @@ export class LoanService {
       if (invalid.length > 0) throw refusedRows(LOAN_MESSAGES.paymentsIncorrect, invalid);
       return { recorded, duplicates };
     });
+  }
+
+  /**
+   * Reverses a payment (a chargeback, a bounced transfer) by its ref, with the reason, in one transaction
+   * with its loan's row locked: the payment is kept, marked reversed, and its loan's instalments are
+   * allocated again from the payments that stand, so it counts no more in what is paid, the arrears or the
+   * collections plan's recent payment; a PAID loan that is no longer paid is OPEN again (refused, changing
+   * nothing, when its device has another open loan by then). What was sent to the device is not undone:
+   * a release issued stays issued (README § Loans and payments). A payment reversed before answers
+   * `duplicate` and changes nothing; another retailer's payment is not found, as an unknown one.
+   */
+  async reversePayment(
+    { actor, address }: Caller,
+    { paymentRef, reason, timeZone }: ReversePaymentRequest,
+  ): Promise<{ duplicate: boolean; payment: LoanPayment; loan: LoanView }> {
+    const outcome = await inTransaction(this.options.db, async (trx) => {
+      // The import lock first, as an import takes it before its loans' rows: a paid loan opened again and
+      // an import of another open loan for its device cannot pass each other.
+      await lockImports(trx);
+      const found = await lockPaymentByRef(trx, paymentRef.trim());
+      if (!found || !inScope(actor, found.loan.retailerPhone)) throw notFound(LOAN_MESSAGES.unknownPayment);
+      const loanId = found.payment.loan_id;
+      if (found.payment.reversed_at !== null) return { duplicate: true, payment: found.payment, loanId };
+      const payment = await markReversed(trx, found.payment.id, { by: actorLabel(actor), reason });
+      await reapplyPayments(trx, loanId);
+      const unpaid = (await instalmentsOf(trx, loanId)).some((i) => i.paidMinor < i.amountMinor);
+      if (found.loan.status === 'PAID' && unpaid) {
+        const other = (await openLoansOfImeis(trx, [found.loan.imei])).get(found.loan.imei);
+        if (other !== undefined) throw conflict(LOAN_MESSAGES.reversalReopens(other));
+      }
+      const status = await settleStatus(trx, loanId);
+      await appendAudit(trx, {
+        actor,
+        action: 'loan.payment.reverse',
+        target: found.loan.imei,
+        address,
+        result: 'success',
+        details: {
+          loanRef: found.loan.loanRef,
+          paymentRef: payment.payment_ref,
+          amountMinor: payment.amount_minor,
+          currency: found.loan.currency,
+          paidAt: payment.paid_at.toISOString(),
+          reason,
+          ...(found.loan.status === 'PAID' && status === 'OPEN' ? { loanReopened: true } : {}),
+        },
+      });
+      return { duplicate: false, payment, loanId };
+    });
+    const loan = (await loanViewById(this.options.db, outcome.loanId, this.today(timeZone))) as LoanView;
+    return { duplicate: outcome.duplicate, payment: paymentView(outcome.payment), loan };
   }
 
   /** Sets (today to 90 days ahead, on an open loan) or clears a promise to pay. */

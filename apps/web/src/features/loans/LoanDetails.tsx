@@ -1,7 +1,8 @@
 /**
  * A loan as the console shows it (Device Details' loan panel, the Loans screen): its summary (next due date
  * and amount, days overdue and arrears, instalments paid and unpaid, last payment, promise to pay, credit),
- * its schedule, and for ADMIN and SUPERADMIN the payment form and the promise to pay.
+ * its schedule, its payments (an ADMIN or SUPERADMIN reverses one there), and for ADMIN and SUPERADMIN the
+ * payment form and the promise to pay.
  */
 import { displayAmount, type LoanView, localDay, MESSAGES, type UserLevel } from '@lendlock/contract';
 import {
@@ -24,6 +25,7 @@ import { useServices } from '../../app/services';
 import { useSession } from '../../app/session/useSession';
 import { LOAN_LABELS as L } from './labels';
 import { instalmentState, STATE_COLORS, STATE_LABELS, summaryLines } from './loanView';
+import { PaymentList } from './PaymentList';
 import { RecordPaymentForm } from './RecordPaymentForm';
 
 /** Who may record payments and promises: ADMIN and SUPERADMIN (the server refuses anyone else). */
@@ -96,6 +98,7 @@ export function LoanDetails({ loan }: { loan: LoanView }) {
           </Table.Tbody>
         </Table>
       </ScrollArea.Autosize>
+      <PaymentList loan={loan} canManage={canManage} />
       {canManage ? (
         <>
           <RecordPaymentForm key={loan.loanRef} loanRef={loan.loanRef} currency={loan.currency} />

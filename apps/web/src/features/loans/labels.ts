@@ -40,6 +40,21 @@ export const LOAN_LABELS = {
   paidOn: 'Paid on',
   paymentRefHint: 'The receipt or transaction id: the same reference is recorded once.',
   required: 'Please fill all required fields.',
+  // The payments and their reversal
+  payments: 'Payments',
+  paidAtCol: 'Paid At',
+  referenceCol: 'Reference',
+  recordedCol: 'Recorded',
+  reversedBadge: 'Reversed',
+  reversedText: (by: string, at: string, reason: string) => `Reversed by ${by} at ${at}: ${reason}`,
+  reverse: 'Reverse',
+  reverseOf: (ref: string) => `Reverse payment ${ref}`,
+  reverseTitle: (ref: string, amount: string) => `Reverse payment ${ref} (${amount})`,
+  reverseHelp:
+    'A chargeback or a bounced transfer: the payment is kept but no longer counts, the loan stands as it does without it, and collections may lock the device again. What was already sent to the device (an unlock, a release) is not undone.',
+  reversalReason: 'Reason',
+  confirmReverse: 'Reverse payment',
+  cancel: 'Cancel',
   // The promise to pay
   setPromise: 'Set promise',
   clearPromise: 'Clear promise',

@@ -171,6 +171,40 @@ describe('the policy editor', { timeout: 30_000 }, () => {
     ]);
   });
 
+  it('the minimum payment that puts a lock off: the dry run plans it, the save names it', async () => {
+    const user = userEvent.setup();
+    const { api, calls } = server();
+    renderWithServices(<PolicyTab />, { api, session: SUPERADMIN });
+    await screen.findByTestId('policy-fields');
+    expect(field(L.fields.pauseMinShare).value).toBe(String(POLICY.lockPause.minSharePercent));
+
+    await user.type(field(L.fields.pauseMinAmount), '500');
+    await user.clear(field(L.fields.pauseMinShare));
+    await user.click(screen.getByRole('button', { name: L.runDryRun }));
+    await screen.findByTestId('dry-run');
+    const lockPause = { minAmount: '500', minSharePercent: null };
+    const plan = calls.filter((c) => c.script === 'v2/collections/plan');
+    expect(plan.map((c) => (c.options.body as { policy: unknown }).policy)).toEqual([
+      { ...POLICY, lockPause },
+    ]);
+
+    await user.click(screen.getByRole('button', { name: L.save }));
+    const dialog = await screen.findByTestId('confirm-save');
+    expect(
+      within(dialog)
+        .getAllByRole('listitem')
+        .map((li) => li.textContent),
+    ).toEqual([
+      'Minimum payment to put a lock off: none → 500',
+      `Minimum share of the arrears to put a lock off: ${POLICY.lockPause.minSharePercent}% → none`,
+    ]);
+    await user.click(within(dialog).getByRole('button', { name: L.confirmSave(5) }));
+    expect(await screen.findByText(COLLECTIONS_MESSAGES.policySaved(5))).toBeTruthy();
+    expect(calls.filter((c) => c.options.method === 'PUT').map((c) => c.options.body)).toEqual([
+      { policy: { ...POLICY, lockPause } },
+    ]);
+  });
+
   it('a bad field is named under it and nothing is sent; an unchanged form saves nothing', async () => {
     const user = userEvent.setup();
     const { api, calls } = server();

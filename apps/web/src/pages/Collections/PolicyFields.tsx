@@ -28,6 +28,8 @@ type TextField =
   | 'preDaysBefore'
   | 'postEveryDays'
   | 'lockAfterDaysOverdue'
+  | 'pauseMinAmount'
+  | 'pauseMinShare'
   | 'quietStart'
   | 'quietEnd'
   | 'excludedImeis'
@@ -117,6 +119,25 @@ export function PolicyFields({
         <Section title={L.lockTitle} cols={2}>
           {toggle('lockEnabled')}
           {days('lockAfterDaysOverdue', !values.lockEnabled)}
+          <TextInput
+            label={F.pauseMinAmount}
+            inputMode="decimal"
+            maxLength={24}
+            disabled={readOnly || !values.lockEnabled}
+            value={values.pauseMinAmount}
+            onChange={text('pauseMinAmount')}
+            error={errors.pauseMinAmount}
+          />
+          <TextInput
+            label={F.pauseMinShare}
+            description={L.lockPauseNote}
+            inputMode="numeric"
+            maxLength={3}
+            disabled={readOnly || !values.lockEnabled}
+            value={values.pauseMinShare}
+            onChange={text('pauseMinShare')}
+            error={errors.pauseMinShare}
+          />
           {toggle('unlockOnPayment')}
           <NativeSelect
             label={F.release}

@@ -94,6 +94,8 @@ export const COLLECTIONS_LABELS = {
     postEveryDays: 'Post reminder: every N days after (0 = none)',
     lockEnabled: 'Lock overdue devices',
     lockAfterDaysOverdue: 'Lock after days overdue',
+    pauseMinAmount: 'A payment suspends the lock from this amount (empty = no amount)',
+    pauseMinShare: '…or from this % of what is overdue (empty = no share)',
     unlockOnPayment: 'Unlock when a payment clears the arrears',
     release: 'Release at the last instalment',
     quietEnabled: 'Quiet hours',
@@ -104,6 +106,8 @@ export const COLLECTIONS_LABELS = {
   },
   releaseOptions: { AUTO: 'Automatically', APPROVAL: 'After an operator approves', OFF: 'Never' },
   wholeNumber: (min: number, max: number) => `Enter a whole number from ${min} to ${max}.`,
+  lockPauseNote:
+    'Payments of the last 24 hours (by when the customer paid) that reach either minimum put the day’s lock off; with both empty, any payment does.',
   entryProblem: (message: string, value: string) => `${message} (${value})`,
   fixErrors: 'Please correct the highlighted fields.',
   save: 'Save new version',
@@ -166,7 +170,7 @@ export const ACTION_LABELS: Record<CollectionAction, string> = {
 export const SKIP_LABELS: Record<CollectionSkip, string> = {
   held: 'Device held',
   excluded: 'Excluded by the policy',
-  recentPayment: 'Payment in the last 24 hours',
+  recentPayment: 'Paid the minimum in the last 24 hours',
   promiseToPay: 'Promise to pay',
   killSwitch: 'Kill switch on',
   disabled: 'Policy off',

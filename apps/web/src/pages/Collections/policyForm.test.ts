@@ -76,6 +76,28 @@ describe('validate()', () => {
     expect(errorsOf(form({ [field]: value }))).toEqual({ [field]: L.wholeNumber(min, max) });
   });
 
+  it('reads what a payment must cover to suspend a lock: an amount, a share, or neither (empty)', () => {
+    const read = (values: Partial<PolicyFormValues>) => {
+      const result = validate(form(values));
+      return result.ok ? result.policy.lockPause : result.errors;
+    };
+    expect(read({ pauseMinAmount: ' 499.50 ', pauseMinShare: '' })).toEqual({
+      minAmount: '499.50',
+      minSharePercent: null,
+    });
+    expect(read({ pauseMinAmount: '', pauseMinShare: '40' })).toEqual({
+      minAmount: null,
+      minSharePercent: 40,
+    });
+    expect(read({ pauseMinAmount: '', pauseMinShare: '' })).toEqual({
+      minAmount: null,
+      minSharePercent: null,
+    });
+    expect(read({ pauseMinAmount: 'ten' })).toEqual({ pauseMinAmount: COLLECTIONS_MESSAGES.badMinAmount });
+    expect(read({ pauseMinShare: '0' })).toEqual({ pauseMinShare: L.wholeNumber(1, 100) });
+    expect(read({ pauseMinShare: '12.5' })).toEqual({ pauseMinShare: L.wholeNumber(1, 100) });
+  });
+
   it('names the contract’s message for an unknown zone, a bad time, an empty quiet window', () => {
     expect(errorsOf(form({ timeZone: 'Mars/Olympus' }))).toEqual({
       timeZone: COLLECTIONS_MESSAGES.badTimeZone,
@@ -128,6 +150,14 @@ describe('how a change reads', () => {
       'Release at the last instalment: after an operator approves → automatically',
       'Quiet hours: 21:00–09:00 → 22:00–07:30',
       'Excluded IMEIs: added 356938035643809',
+    ]);
+  });
+
+  it('names the lock pause’s minimums: an amount, a percentage, none', () => {
+    const paused = { ...DEFAULT_COLLECTIONS_POLICY, lockPause: { minAmount: '500', minSharePercent: null } };
+    expect(policyChanges(DEFAULT_COLLECTIONS_POLICY, paused).map(changeText)).toEqual([
+      'Minimum payment to put a lock off: none → 500',
+      'Minimum share of the arrears to put a lock off: 25% → none',
     ]);
   });
 

@@ -3,7 +3,12 @@
  * `collectionsPolicySchema` is the one rule; this maps its problems onto the form's fields), and how a
  * change (the contract's `policyChanges`, as the version history records it) reads.
  */
-import { type CollectionsPolicy, collectionsPolicySchema, type PolicyChange } from '@lendlock/contract';
+import {
+  type CollectionsPolicy,
+  collectionsPolicySchema,
+  lockPauseSchema,
+  type PolicyChange,
+} from '@lendlock/contract';
 import { COLLECTIONS_LABELS as L } from './labels';
 
 export type ReleaseMode = CollectionsPolicy['release'];
@@ -17,6 +22,9 @@ export interface PolicyFormValues {
   postEveryDays: string;
   lockEnabled: boolean;
   lockAfterDaysOverdue: string;
+  /** What a recent payment must cover to suspend a lock: an amount, a percentage (empty: none). */
+  pauseMinAmount: string;
+  pauseMinShare: string;
   unlockOnPayment: boolean;
   release: ReleaseMode;
   quietEnabled: boolean;
@@ -40,6 +48,8 @@ export function formFromPolicy(policy: CollectionsPolicy): PolicyFormValues {
     lockEnabled: policy.lockAfterDaysOverdue !== null,
     // A lock switched off keeps a sensible number ready for when it is switched on again.
     lockAfterDaysOverdue: String(policy.lockAfterDaysOverdue ?? 5),
+    pauseMinAmount: policy.lockPause.minAmount ?? '',
+    pauseMinShare: policy.lockPause.minSharePercent === null ? '' : String(policy.lockPause.minSharePercent),
     unlockOnPayment: policy.unlockOnPayment,
     release: policy.release,
     quietEnabled: policy.quietHours !== null,
@@ -61,6 +71,7 @@ const NUMBER_RULES = {
   preDaysBefore: reminderShape.preDaysBefore,
   postEveryDays: reminderShape.postEveryDays,
   lockAfterDaysOverdue: policyShape.lockAfterDaysOverdue.unwrap(),
+  pauseMinShare: lockPauseSchema.shape.minSharePercent.unwrap(),
 } as const;
 type NumberField = keyof typeof NUMBER_RULES;
 
@@ -75,6 +86,7 @@ function fieldOf(path: readonly PropertyKey[]): PolicyField {
   const [head, second] = path;
   if (head === 'reminders') return second === 'due' ? 'due' : (second as 'preDaysBefore' | 'postEveryDays');
   if (head === 'quietHours') return second === 'end' ? 'quietEnd' : 'quietStart';
+  if (head === 'lockPause') return second === 'minAmount' ? 'pauseMinAmount' : 'pauseMinShare';
   if (head === 'excludedImeis' || head === 'excludedRetailers' || head === 'lockAfterDaysOverdue')
     return head;
   if (head === 'timeZone' || head === 'release' || head === 'enabled' || head === 'unlockOnPayment')
@@ -94,7 +106,10 @@ export function validate(values: PolicyFormValues): Validation {
   for (const field of Object.keys(NUMBER_RULES) as NumberField[]) {
     const rule = NUMBER_RULES[field];
     const value = wholeNumber(values[field]);
-    const skip = field === 'lockAfterDaysOverdue' && !values.lockEnabled;
+    // A lock switched off needs no days; an empty minimum share is none.
+    const skip =
+      (field === 'lockAfterDaysOverdue' && !values.lockEnabled) ||
+      (field === 'pauseMinShare' && values[field].trim() === '');
     if (skip) continue;
     if (value === null || !rule.safeParse(value).success) {
       errors[field] = L.wholeNumber(rule.minValue ?? 0, rule.maxValue ?? 0);
@@ -111,6 +126,10 @@ export function validate(values: PolicyFormValues): Validation {
       postEveryDays: numbers.postEveryDays ?? 0,
     },
     lockAfterDaysOverdue: values.lockEnabled ? (numbers.lockAfterDaysOverdue ?? 1) : null,
+    lockPause: {
+      minAmount: values.pauseMinAmount.trim() === '' ? null : values.pauseMinAmount.trim(),
+      minSharePercent: numbers.pauseMinShare ?? null,
+    },
     unlockOnPayment: values.unlockOnPayment,
     release: values.release,
     quietHours: values.quietEnabled ? { start: values.quietStart.trim(), end: values.quietEnd.trim() } : null,
@@ -142,6 +161,8 @@ const FIELD_NAMES: Record<string, string> = {
   'reminders.due': 'Due reminder',
   'reminders.postEveryDays': 'Post reminder (every N days)',
   lockAfterDaysOverdue: 'Lock after days overdue',
+  'lockPause.minAmount': 'Minimum payment to put a lock off',
+  'lockPause.minSharePercent': 'Minimum share of the arrears to put a lock off',
   unlockOnPayment: 'Unlock on payment',
   release: 'Release at the last instalment',
   quietHours: 'Quiet hours',
@@ -163,6 +184,7 @@ export function valueText(field: string, value: unknown): string {
   }
   if ((field === 'reminders.preDaysBefore' || field === 'reminders.postEveryDays') && value === 0)
     return 'none';
+  if (field === 'lockPause.minSharePercent') return `${value}%`;
   if (Array.isArray(value)) {
     if (value.length === 0) return 'none';
     const shown = value.slice(0, 5).join(', ');
