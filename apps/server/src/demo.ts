@@ -12,7 +12,7 @@ import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { DEENROLLED_RESULT, importFinanced } from './modules/devices/repository';
 import { rotateDemoSecret } from './modules/enrollment/service';
-import { seedDemoLoans } from './modules/loans/demo';
+import { STEP_DAYS as LOAN_STEP_DAYS, seedDemoLoans } from './modules/loans/demo';
 import type { Principal } from './plugins/auth';
 
 export interface Demo {
@@ -134,8 +134,8 @@ async function seedHistory(app: FastifyInstance, fleet: Fleet): Promise<void> {
   await new Promise((resolve) => setTimeout(resolve, 1500));
   await commands.drain();
 
-  await spreadHistory(app);
   // Loans and their payments, on the embedded demo only (never on PostgreSQL): modules/loans/demo.ts.
+  // Before the history is spread: a phone with a loan was registered when its loan began.
   if (app.ctx.database.kind === 'pglite' && superadmin)
     await seedDemoLoans(
       app.ctx.loans,
@@ -143,6 +143,7 @@ async function seedHistory(app: FastifyInstance, fleet: Fleet): Promise<void> {
       fleet.devices.map((d) => d.imei),
       superadmin,
     );
+  await spreadHistory(app);
 }
 
 /**
@@ -157,13 +158,18 @@ async function seedHistory(app: FastifyInstance, fleet: Fleet): Promise<void> {
 async function spreadHistory(app: FastifyInstance): Promise<void> {
   // One transaction: the timeline is a temporary table of its connection, dropped at its end.
   await app.ctx.db.transaction().execute(async (db) => {
-    // A de-enrolled or released device's story ends at 70 % of the way from its registration to now.
+    // A device registered in the past weeks, or when its loan began (a step before its first instalment
+    // fell due). A de-enrolled or released device's story ends at 70 % of the way from its registration
+    // to now.
     await sql`CREATE TEMP TABLE demo_timeline ON COMMIT DROP AS
     SELECT imei1, registered,
       CASE WHEN ended THEN registered + (now() - registered) * 0.7 ELSE now() - interval '10 minutes' END AS ends
     FROM (
       SELECT d.imei1,
-        now() - (${HISTORY_DAYS} * interval '1 day') * (0.15 + 0.85 * random()) AS registered,
+        coalesce(
+          (SELECT ((min(i.due_date) - ${LOAN_STEP_DAYS}::int) + time '09:00')::timestamptz
+            FROM loans l JOIN loan_instalments i ON i.loan_id = l.id WHERE l.imei = d.imei1),
+          now() - (${HISTORY_DAYS} * interval '1 day') * (0.15 + 0.85 * random())) AS registered,
         EXISTS (SELECT 1 FROM deenrollments e WHERE e.imei1 = d.imei1)
           OR EXISTS (SELECT 1 FROM releases r WHERE r.imei1 = d.imei1) AS ended
       FROM devices d

@@ -11,6 +11,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Demo, startDemo } from '../src/demo';
 import { DEENROLLED_RESULT } from '../src/modules/devices/repository';
@@ -60,6 +61,44 @@ describe('the demo history', () => {
       .where('paid_at', 'is not', null)
       .execute();
     expect(new Set(paid.map((p) => Number(p.loan_id))).size).toBe(loans.length);
+  });
+
+  it('registers a phone with a loan before its loan starts: no instalment falls due or is paid before', async () => {
+    const firsts = await database.db
+      .selectFrom('registrations')
+      .select(['imei1', (eb) => eb.fn.min('created_at').as('first')])
+      .groupBy('imei1')
+      .execute();
+    const registeredAt = new Map(firsts.map((r) => [r.imei1, ms(r.first)]));
+    const loans = await database.db
+      .selectFrom('loans')
+      .innerJoin('loan_instalments', 'loan_instalments.loan_id', 'loans.id')
+      .select([
+        'loans.imei',
+        'loans.loan_ref',
+        sql<string>`min(loan_instalments.due_date)::text`.as('first_due'),
+      ])
+      .groupBy(['loans.imei', 'loans.loan_ref'])
+      .execute();
+    const payments = await database.db
+      .selectFrom('loan_payments')
+      .innerJoin('loans', 'loans.id', 'loan_payments.loan_id')
+      .select(['loans.imei', 'loan_payments.paid_at'])
+      .execute();
+    expect(loans.length).toBeGreaterThan(0);
+    const problems: string[] = [];
+    for (const loan of loans) {
+      const registered = registeredAt.get(loan.imei) ?? Infinity;
+      // A due date is a day (in the lender's zone): the phone is registered a day before it, at least.
+      if (registered > ms(`${loan.first_due}T00:00:00Z`) - 86_400_000)
+        problems.push(`${loan.loan_ref}: first due ${loan.first_due}, phone registered later`);
+    }
+    for (const payment of payments)
+      if ((registeredAt.get(payment.imei) ?? Infinity) > ms(payment.paid_at))
+        problems.push(
+          `${payment.imei}: paid at ${new Date(payment.paid_at).toISOString()}, before it registered`,
+        );
+    expect(problems).toEqual([]);
   });
 
   it('is chronological for every device', async () => {
