@@ -99,8 +99,12 @@ describe.each(databaseKinds())('Device Details state on %s', (kind) => {
       wallpaper: 'ON_REGISTRATION',
     });
 
-    // What ON_REGISTRATION promises: the reinstalled agent registers again and is brought back.
+    // What ON_REGISTRATION promises: the reinstalled agent registers again and is brought back. Until
+    // it reports, nothing is known of the clean phone: not what the formatted one last said.
     await phone.register();
+    const registered = await details(phone.imei);
+    expect(registered).toMatchObject({ claimstatus: 'ENROLLED', state: null, online: false });
+    expect(registered.standing).toEqual(NONE);
     await phone.connect();
     await waitFor(async () => {
       const back = await details(phone.imei);
