@@ -148,12 +148,13 @@ async function seedHistory(app: FastifyInstance, fleet: Fleet): Promise<void> {
 
 /**
  * Spreads the history over the past weeks, in the order things happen on each device (issues 17.7 and
- * 25.10): its first registration, then its commands in the order they were issued; a Formatted Device
- * command is its de-enrollment, at the same moment, and settles the commands it cancelled then; a release
- * is recorded when its Release command is executed. A device de-enrolled then registered again gets its
- * re-registration (both records) after the de-enrollment, and the commands issued after it (the
- * reconcile's) after that; one still de-enrolled was last seen when it was de-enrolled. Each device gets a
- * timeline (`registered` → `ends`, the de-enrollment or about the release); its rows are placed on it.
+ * 25.10): its first registration, then its commands in the order they were issued (a superseded one
+ * settled when the next on its key was issued); a Formatted Device command is its de-enrollment, at the
+ * same moment, and settles the commands it cancelled then; a release is recorded when its Release
+ * command is executed. A device de-enrolled then registered again gets its re-registration (both
+ * records) after the de-enrollment, and the commands issued after it (the reconcile's) after that; one
+ * still de-enrolled was last seen when it was de-enrolled. Each device gets a timeline (`registered` →
+ * `ends`, the de-enrollment or about the release); its rows are placed on it.
  */
 async function spreadHistory(app: FastifyInstance): Promise<void> {
   // One transaction: the timeline is a temporary table of its connection, dropped at its end.
@@ -212,6 +213,10 @@ async function spreadHistory(app: FastifyInstance): Promise<void> {
                   CROSS JOIN LATERAL (SELECT count(*)::int AS stretch FROM commands f
                     WHERE f.imei1 = c2.imei1 AND f.command = 'FORMATTEDDEVICE' AND f.id < c2.id) p) s) o
       WHERE c.id = o.id`.execute(db);
+    // A superseded command was settled when the next command on its key was issued.
+    await sql`UPDATE commands c SET completed_at = (SELECT n.created_at FROM commands n
+        WHERE n.imei1 = c.imei1 AND n.state_key = c.state_key AND n.id > c.id ORDER BY n.id LIMIT 1)
+      WHERE c.status = 'SUPERSEDED'`.execute(db);
     await sql`UPDATE devices d SET last_command_at = m.last
       FROM (SELECT imei1, max(created_at) AS last FROM commands GROUP BY imei1) m
       WHERE m.imei1 = d.imei1 AND d.last_command_at IS NOT NULL`.execute(db);

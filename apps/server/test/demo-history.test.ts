@@ -188,6 +188,7 @@ describe('the demo history', () => {
         'imei1',
         'transaction_id',
         'command',
+        'state_key',
         'status',
         'result',
         'created_at',
@@ -261,6 +262,16 @@ describe('the demo history', () => {
         if (!deenrolled.includes(at) || ms(c.created_at) > at)
           problem(`${c.command} cancelled by a de-enrollment, settled at another time`, c.completed_at);
       }
+      // A superseded command was settled when the next command on its key was issued.
+      cmds.forEach((c, i) => {
+        if (c.status !== 'SUPERSEDED') return;
+        const next = cmds.slice(i + 1).find((n) => n.state_key === c.state_key);
+        if (!next || ms(c.completed_at as Date) !== ms(next.created_at))
+          problem(
+            `${c.command} superseded at another time than the next ${c.state_key} command`,
+            c.completed_at,
+          );
+      });
       // Between a de-enrollment and the next registration the device is gone: nothing is issued, sent,
       // acknowledged or settled then (but what the de-enrollment itself settled).
       for (const from of deenrolled) {
