@@ -661,4 +661,43 @@ describe.runIf(HAS_LOCK_NOTIFICATION)('with commands the devices acknowledge', (
     expect(device.received.map((m) => m.id)).not.toContain(block);
     expect(device.state.appsBlocked).toBe(false);
   });
+
+  it('a de-enrolled device has nothing pending on Device Details: its lock is shown re-applied on registering again', async () => {
+    const { page } = consolePage;
+    const device = registered()[4];
+    if (!device) throw new Error('no device');
+    await device.dropOffline();
+    await waitOnline(device.imei, false);
+    const lock = await issue(device.imei, 'lock');
+    const token = await apiToken(server.baseUrl, USERS.admin);
+    await apiCall(server.baseUrl, token, '/api/formattedDevice.php', {
+      imei: device.imei,
+      action: 'formatteddevice',
+    });
+    await expect(commandStatus(device.imei, lock)).resolves.toBe('CANCELLED');
+
+    await signIn(page, codec, USERS.admin);
+    await page.goto('/deviceDetails');
+    await fieldLabelled(page, DEVICE_LABELS.searchLabel).fill(device.imei);
+    const state = page.getByTestId('device-state');
+    await state.waitFor();
+    await expect(page.getByTestId('device-state-note').textContent()).resolves.toBe(
+      `${MESSAGES.commandDeenrolled} ${DEVICE_LABELS.stateDeenrolled}`,
+    );
+    await expect(state.locator('thead th').allTextContents()).resolves.toEqual([
+      DEVICE_LABELS.stateSetting,
+      DEVICE_LABELS.stateDesired,
+      DEVICE_LABELS.stateLastReported,
+      '',
+    ]);
+    await expect(page.getByTestId('state-locked').locator('td').allTextContents()).resolves.toEqual([
+      STATE_LABELS.locked,
+      'Yes',
+      'No',
+      DEVICE_LABELS.stateOnRegistration,
+    ]);
+    expect(await state.getByText(DEVICE_LABELS.statePending, { exact: true }).count()).toBe(0);
+    expect(await state.getByText(DEVICE_LABELS.stateInSync, { exact: true }).count()).toBe(0);
+    await page.getByTestId('pending-commands').getByText(DEVICE_LABELS.pendingNone).waitFor();
+  });
 });

@@ -10,9 +10,9 @@ import { RAW_COMMANDS, type RawCommand } from '@lendlock/contract';
 import { Fleet, rng } from '@lendlock/device-sim';
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
-import { importFinanced } from './modules/devices/repository';
+import { DEENROLLED_RESULT, importFinanced } from './modules/devices/repository';
 import { rotateDemoSecret } from './modules/enrollment/service';
-import { seedDemoLoans } from './modules/loans/demo';
+import { STEP_DAYS as LOAN_STEP_DAYS, seedDemoLoans } from './modules/loans/demo';
 import type { Principal } from './plugins/auth';
 
 export interface Demo {
@@ -116,7 +116,8 @@ async function seedHistory(app: FastifyInstance, fleet: Fleet): Promise<void> {
     });
   }
   // A few paid-off phones released, a few formatted phones de-enrolled (half of them back again): disjoint sets.
-  const share = Math.max(1, Math.floor(online.length * 0.03));
+  // At least two formatted phones: one comes back, one stays de-enrolled.
+  const share = Math.max(2, Math.floor(online.length * 0.03));
   const released = online.slice(online.length - share);
   const formatted = online.slice(online.length - 2 * share, online.length - share);
   for (const device of released) {
@@ -133,8 +134,8 @@ async function seedHistory(app: FastifyInstance, fleet: Fleet): Promise<void> {
   await new Promise((resolve) => setTimeout(resolve, 1500));
   await commands.drain();
 
-  await spreadHistory(app);
   // Loans and their payments, on the embedded demo only (never on PostgreSQL): modules/loans/demo.ts.
+  // Before the history is spread: a phone with a loan was registered when its loan began.
   if (app.ctx.database.kind === 'pglite' && superadmin)
     await seedDemoLoans(
       app.ctx.loans,
@@ -142,25 +143,34 @@ async function seedHistory(app: FastifyInstance, fleet: Fleet): Promise<void> {
       fleet.devices.map((d) => d.imei),
       superadmin,
     );
+  await spreadHistory(app);
 }
 
 /**
- * Spreads the history over the past weeks, in the order things happen on each device (issue 17.7): its
- * first registration, then its commands in the order they were issued, then the de-enrollment right
- * after the Formatted Device command that caused it (or the release right after its Release command),
- * and a re-registration only after that. No command of a device is dated after its de-enrollment or
- * release. Each device gets a timeline (`registered` → `ends`); its rows are placed on it.
+ * Spreads the history over the past weeks, in the order things happen on each device (issues 17.7 and
+ * 25.10): its first registration, then its commands in the order they were issued (a superseded one
+ * settled when the next on its key was issued); a Formatted Device command is its de-enrollment, at the
+ * same moment, and settles the commands it cancelled then; a release is recorded when its Release
+ * command is executed. A device de-enrolled then registered again gets its re-registration (both
+ * records) after the de-enrollment, and the commands issued after it (the reconcile's) after that; one
+ * still de-enrolled was last seen when it was de-enrolled. Each device gets a timeline (`registered` →
+ * `ends`, the de-enrollment or about the release); its rows are placed on it.
  */
 async function spreadHistory(app: FastifyInstance): Promise<void> {
   // One transaction: the timeline is a temporary table of its connection, dropped at its end.
   await app.ctx.db.transaction().execute(async (db) => {
-    // A de-enrolled or released device's story ends at 70 % of the way from its registration to now.
+    // A device registered in the past weeks, or when its loan began (a step before its first instalment
+    // fell due). A de-enrolled or released device's story ends at 70 % of the way from its registration
+    // to now.
     await sql`CREATE TEMP TABLE demo_timeline ON COMMIT DROP AS
     SELECT imei1, registered,
       CASE WHEN ended THEN registered + (now() - registered) * 0.7 ELSE now() - interval '10 minutes' END AS ends
     FROM (
       SELECT d.imei1,
-        now() - (${HISTORY_DAYS} * interval '1 day') * (0.15 + 0.85 * random()) AS registered,
+        coalesce(
+          (SELECT ((min(i.due_date) - ${LOAN_STEP_DAYS}::int) + time '09:00')::timestamptz
+            FROM loans l JOIN loan_instalments i ON i.loan_id = l.id WHERE l.imei = d.imei1),
+          now() - (${HISTORY_DAYS} * interval '1 day') * (0.15 + 0.85 * random())) AS registered,
         EXISTS (SELECT 1 FROM deenrollments e WHERE e.imei1 = d.imei1)
           OR EXISTS (SELECT 1 FROM releases r WHERE r.imei1 = d.imei1) AS ended
       FROM devices d
@@ -175,25 +185,51 @@ async function spreadHistory(app: FastifyInstance): Promise<void> {
     await sql`UPDATE devices d SET created_at = r.first, registered_at = r.last
       FROM (SELECT imei1, min(created_at) AS first, max(created_at) AS last FROM registrations GROUP BY imei1) r
       WHERE r.imei1 = d.imei1`.execute(db);
-    // Commands in issue order between the registration and the end; their later times follow them.
+    // Commands in issue order, on the stretch of the timeline they were issued in: before the device's
+    // Formatted Device command, between its registration and its end, the Formatted Device command at
+    // the end itself; after it, between the registration that followed and now. Their later times
+    // follow them, but the commands the de-enrollment cancelled: settled at its moment.
     await sql`UPDATE commands c SET
         created_at = o.at,
         sent_at = CASE WHEN c.sent_at IS NULL THEN NULL ELSE o.at + interval '1 second' END,
         delivered_at = CASE WHEN c.delivered_at IS NULL THEN NULL ELSE o.at + interval '2 seconds' END,
-        completed_at = CASE WHEN c.completed_at IS NULL THEN NULL ELSE o.at + interval '3 seconds' END,
+        completed_at = CASE WHEN c.completed_at IS NULL THEN NULL
+          WHEN c.command = 'FORMATTEDDEVICE' THEN o.at
+          WHEN c.status = 'CANCELLED' AND c.result = ${DEENROLLED_RESULT} THEN o.ends
+          ELSE o.at + interval '3 seconds' END,
         expires_at = c.expires_at + (o.at - c.created_at)
-      FROM (SELECT c2.id, t.registered + (t.ends - t.registered)
-              * (row_number() OVER (PARTITION BY c2.imei1 ORDER BY c2.id))::float
-              / (count(*) OVER (PARTITION BY c2.imei1) + 1) AS at
-            FROM commands c2 JOIN demo_timeline t ON t.imei1 = c2.imei1) o
+      FROM (SELECT s.id, s.ends,
+              CASE WHEN s.formatted THEN s.ends
+                ELSE s.starts + (s.ends - s.starts)
+                  * (row_number() OVER (PARTITION BY s.imei1, s.stretch, s.formatted ORDER BY s.id))::float
+                  / (count(*) OVER (PARTITION BY s.imei1, s.stretch, s.formatted) + 1) END AS at
+            FROM (SELECT c2.id, c2.imei1, c2.command = 'FORMATTEDDEVICE' AS formatted, p.stretch,
+                    CASE WHEN p.stretch = 0 THEN t.registered
+                      ELSE (SELECT g.created_at FROM registrations g WHERE g.imei1 = c2.imei1
+                            ORDER BY g.id OFFSET p.stretch LIMIT 1) END AS starts,
+                    CASE WHEN p.stretch = 0 THEN t.ends ELSE now() - interval '10 minutes' END AS ends
+                  FROM commands c2
+                  JOIN demo_timeline t ON t.imei1 = c2.imei1
+                  CROSS JOIN LATERAL (SELECT count(*)::int AS stretch FROM commands f
+                    WHERE f.imei1 = c2.imei1 AND f.command = 'FORMATTEDDEVICE' AND f.id < c2.id) p) s) o
       WHERE c.id = o.id`.execute(db);
+    // A superseded command was settled when the next command on its key was issued.
+    await sql`UPDATE commands c SET completed_at = (SELECT n.created_at FROM commands n
+        WHERE n.imei1 = c.imei1 AND n.state_key = c.state_key AND n.id > c.id ORDER BY n.id LIMIT 1)
+      WHERE c.status = 'SUPERSEDED'`.execute(db);
     await sql`UPDATE devices d SET last_command_at = m.last
       FROM (SELECT imei1, max(created_at) AS last FROM commands GROUP BY imei1) m
       WHERE m.imei1 = d.imei1 AND d.last_command_at IS NOT NULL`.execute(db);
-    // The de-enrollment and the release end the timeline, after the command that caused them.
-    await sql`UPDATE deenrollments e SET created_at = t.ends
+    // The de-enrollment ends the timeline (its Formatted Device command is there); its re-registration
+    // record is the registration that followed. A release is recorded when its Release command executed.
+    await sql`UPDATE deenrollments e SET created_at = CASE WHEN e.action = 'DEENROLLED' THEN t.ends
+        ELSE (SELECT g.created_at FROM registrations g WHERE g.imei1 = e.imei1 ORDER BY g.id OFFSET 1 LIMIT 1) END
       FROM demo_timeline t WHERE t.imei1 = e.imei1`.execute(db);
-    await sql`UPDATE releases r SET created_at = t.ends
-      FROM demo_timeline t WHERE t.imei1 = r.imei1`.execute(db);
+    await sql`UPDATE releases r SET created_at = c.completed_at
+      FROM commands c WHERE c.transaction_id = r.transaction_id AND c.completed_at IS NOT NULL`.execute(db);
+    // A formatted phone was last seen, and went offline, when it was de-enrolled.
+    await sql`UPDATE devices d SET offline_since = t.ends,
+        last_seen_at = CASE WHEN d.last_seen_at IS NULL THEN NULL ELSE t.ends END
+      FROM demo_timeline t WHERE t.imei1 = d.imei1 AND d.claimstatus = 'DEENROLLED'`.execute(db);
   });
 }

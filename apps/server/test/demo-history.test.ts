@@ -3,14 +3,19 @@
  * `npm start` seeds it (a small fleet), every device's first registration comes before its commands,
  * its commands keep the order they were issued in, a de-enrollment comes after the Formatted Device
  * command that caused it and no command is dated after it, a release comes after its Release command,
- * and a re-registration comes after the de-enrollment.
+ * and a re-registration comes after the de-enrollment. Issue 25.10: every invented row agrees with the
+ * device's records: a Formatted Device command is at its de-enrollment, the commands it cancelled are
+ * settled then, nothing happens to the device until it registers again, and a release is recorded when
+ * its Release command is executed.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_COLLECTIONS_POLICY } from '@lendlock/contract';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Demo, startDemo } from '../src/demo';
+import { DEENROLLED_RESULT } from '../src/modules/devices/repository';
 import { openTestDatabase, type TestDatabase } from './db';
 import { type DeviceServer, startDeviceServer } from './devices';
 import { buildUser, loginAs } from './factories';
@@ -73,6 +78,44 @@ describe('the demo history', () => {
     expect(counts.skipped.recentPayment).toBe(0);
   });
 
+  it('registers a phone with a loan before its loan starts: no instalment falls due or is paid before', async () => {
+    const firsts = await database.db
+      .selectFrom('registrations')
+      .select(['imei1', (eb) => eb.fn.min('created_at').as('first')])
+      .groupBy('imei1')
+      .execute();
+    const registeredAt = new Map(firsts.map((r) => [r.imei1, ms(r.first)]));
+    const loans = await database.db
+      .selectFrom('loans')
+      .innerJoin('loan_instalments', 'loan_instalments.loan_id', 'loans.id')
+      .select([
+        'loans.imei',
+        'loans.loan_ref',
+        sql<string>`min(loan_instalments.due_date)::text`.as('first_due'),
+      ])
+      .groupBy(['loans.imei', 'loans.loan_ref'])
+      .execute();
+    const payments = await database.db
+      .selectFrom('loan_payments')
+      .innerJoin('loans', 'loans.id', 'loan_payments.loan_id')
+      .select(['loans.imei', 'loan_payments.paid_at'])
+      .execute();
+    expect(loans.length).toBeGreaterThan(0);
+    const problems: string[] = [];
+    for (const loan of loans) {
+      const registered = registeredAt.get(loan.imei) ?? Infinity;
+      // A due date is a day (in the lender's zone): the phone is registered a day before it, at least.
+      if (registered > ms(`${loan.first_due}T00:00:00Z`) - 86_400_000)
+        problems.push(`${loan.loan_ref}: first due ${loan.first_due}, phone registered later`);
+    }
+    for (const payment of payments)
+      if ((registeredAt.get(payment.imei) ?? Infinity) > ms(payment.paid_at))
+        problems.push(
+          `${payment.imei}: paid at ${new Date(payment.paid_at).toISOString()}, before it registered`,
+        );
+    expect(problems).toEqual([]);
+  });
+
   it('is chronological for every device', async () => {
     const registrations = await database.db
       .selectFrom('registrations')
@@ -87,6 +130,7 @@ describe('the demo history', () => {
     const deenrollments = await database.db
       .selectFrom('deenrollments')
       .select(['imei1', 'created_at'])
+      .where('action', '=', 'DEENROLLED')
       .execute();
     const releases = await database.db
       .selectFrom('releases')
@@ -142,6 +186,143 @@ describe('the demo history', () => {
             problems.push(at(`${c.command} after the release`, c.created_at));
       }
     }
+    expect(problems).toEqual([]);
+  });
+
+  // Issue 25.10: every invented row agrees with the device's de-enrollment, registration and release
+  // records, as the real sequence made them (the Formatted Device command de-enrolls the device at once).
+  it("agrees with every device's de-enrollment, registration and release records", async () => {
+    const registrations = await database.db
+      .selectFrom('registrations')
+      .select(['imei1', 'created_at'])
+      .orderBy('id')
+      .execute();
+    const commands = await database.db
+      .selectFrom('commands')
+      .select([
+        'imei1',
+        'transaction_id',
+        'command',
+        'state_key',
+        'status',
+        'result',
+        'created_at',
+        'sent_at',
+        'delivered_at',
+        'completed_at',
+      ])
+      .orderBy('id')
+      .execute();
+    const deenrollments = await database.db
+      .selectFrom('deenrollments')
+      .select(['imei1', 'action', 'created_at'])
+      .orderBy('id')
+      .execute();
+    const releases = await database.db
+      .selectFrom('releases')
+      .select(['imei1', 'transaction_id', 'created_at'])
+      .execute();
+    const devices = await database.db
+      .selectFrom('devices')
+      .select(['imei1', 'claimstatus', 'created_at', 'registered_at', 'last_seen_at', 'offline_since'])
+      .execute();
+    const problems: string[] = [];
+    let formattedSeen = 0;
+    let reregisteredSeen = 0;
+    for (const device of devices) {
+      const own = <T extends { imei1: string }>(rows: T[]) => rows.filter((r) => r.imei1 === device.imei1);
+      const regs = own(registrations).map((r) => ms(r.created_at));
+      const cmds = own(commands);
+      const records = own(deenrollments);
+      const problem = (what: string, value: Date | string | null) =>
+        problems.push(`${device.imei1}: ${what} at ${value ? new Date(value).toISOString() : 'null'}`);
+      if (ms(device.registered_at) !== regs.at(-1))
+        problem('registered_at not its last registration', device.registered_at);
+
+      // Each de-enrollment is its Formatted Device command, at the same moment, in the same order.
+      const deenrolled = records.filter((r) => r.action === 'DEENROLLED').map((r) => ms(r.created_at));
+      const formatted = cmds.filter((c) => c.command === 'FORMATTEDDEVICE');
+      formattedSeen += formatted.length;
+      if (formatted.length !== deenrolled.length)
+        problem('Formatted Device commands and de-enrollments differ', null);
+      formatted.forEach((command, i) => {
+        if (ms(command.created_at) !== deenrolled[i] || ms(command.completed_at as Date) !== deenrolled[i])
+          problem(
+            `Formatted Device command not at its de-enrollment ${new Date(deenrolled[i] ?? 0).toISOString()}`,
+            command.created_at,
+          );
+      });
+      // Each re-registration record is the registration that followed the de-enrollment before it.
+      let deenrolledAt: number | null = null;
+      for (const record of records) {
+        const at = ms(record.created_at);
+        if (record.action === 'DEENROLLED') {
+          deenrolledAt = at;
+          continue;
+        }
+        reregisteredSeen++;
+        const next = regs.find((r) => deenrolledAt !== null && r > deenrolledAt);
+        if (deenrolledAt === null || at !== next)
+          problem(
+            're-registration record not at the registration after its de-enrollment',
+            record.created_at,
+          );
+        deenrolledAt = null;
+      }
+      // The commands a de-enrollment cancelled were issued before it and settled at its moment.
+      const cancelled = (c: (typeof cmds)[number]) =>
+        c.status === 'CANCELLED' && c.result === DEENROLLED_RESULT;
+      for (const c of cmds.filter(cancelled)) {
+        const at = ms(c.completed_at as Date);
+        if (!deenrolled.includes(at) || ms(c.created_at) > at)
+          problem(`${c.command} cancelled by a de-enrollment, settled at another time`, c.completed_at);
+      }
+      // A superseded command was settled when the next command on its key was issued.
+      cmds.forEach((c, i) => {
+        if (c.status !== 'SUPERSEDED') return;
+        const next = cmds.slice(i + 1).find((n) => n.state_key === c.state_key);
+        if (!next || ms(c.completed_at as Date) !== ms(next.created_at))
+          problem(
+            `${c.command} superseded at another time than the next ${c.state_key} command`,
+            c.completed_at,
+          );
+      });
+      // Between a de-enrollment and the next registration the device is gone: nothing is issued, sent,
+      // acknowledged or settled then (but what the de-enrollment itself settled).
+      for (const from of deenrolled) {
+        const until = regs.find((r) => r > from) ?? Infinity;
+        for (const c of cmds) {
+          if (c.command === 'FORMATTEDDEVICE') continue;
+          for (const moment of [
+            c.created_at,
+            c.sent_at,
+            c.delivered_at,
+            cancelled(c) ? null : c.completed_at,
+          ])
+            if (moment && ms(moment) >= from && ms(moment) < until)
+              problem(`${c.command} ${c.status} while de-enrolled`, moment);
+        }
+      }
+      if (device.claimstatus === 'DEENROLLED') {
+        const last = deenrolled.at(-1) ?? 0;
+        if (device.last_seen_at && ms(device.last_seen_at) > last)
+          problem('last seen after its de-enrollment', device.last_seen_at);
+        if (!device.offline_since || ms(device.offline_since) > last)
+          problem('offline since after its de-enrollment', device.offline_since);
+      }
+      // A release is recorded when the phone executes its Release command; nothing is issued after.
+      for (const release of own(releases)) {
+        const cause = cmds.find((c) => c.transaction_id === release.transaction_id);
+        if (cause?.command !== 'RELEASE' || ms(cause.completed_at as Date) !== ms(release.created_at))
+          problem("release not at its Release command's execution", release.created_at);
+        for (const c of cmds)
+          if (c !== cause && ms(c.created_at) >= ms(cause?.created_at ?? release.created_at))
+            problem(`${c.command} issued after the Release command`, c.created_at);
+      }
+    }
+    expect(formattedSeen).toBeGreaterThan(0);
+    expect(reregisteredSeen).toBeGreaterThan(0);
+    expect(devices.some((d) => d.claimstatus === 'DEENROLLED')).toBe(true);
     expect(problems).toEqual([]);
   });
 });

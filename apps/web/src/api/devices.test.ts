@@ -1,4 +1,4 @@
-import { type DeviceRecord, INITIAL_DEVICE_STATE, MESSAGES } from '@lendlock/contract';
+import { type DeviceRecord, INITIAL_DEVICE_STATE, MESSAGES, settingStandings } from '@lendlock/contract';
 import { describe, expect, it, vi } from 'vitest';
 import { type ApiCallOptions, type ApiClient, scriptPath } from './client';
 import { DEVICE_DETAILS_MAX_IMEIS, deviceKeys, fetchDashboardCharts, fetchDevicesForImeis } from './devices';
@@ -21,6 +21,7 @@ const device = (imei1: string): DeviceRecord => ({
   last_seen_at: null,
   state: null,
   desired: INITIAL_DEVICE_STATE,
+  standing: settingStandings('ENROLLED', INITIAL_DEVICE_STATE, null),
 });
 
 /** A client that answers devicedetails with the devices whose IMEI is in `known`. */

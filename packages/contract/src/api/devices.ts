@@ -1,6 +1,13 @@
 import { z } from 'zod';
 import { timeZoneSchema } from '../dates';
-import { COMMAND_INTERFACES, COMMAND_STATUSES, deviceStateSchema, RAW_COMMANDS } from '../device';
+import {
+  COMMAND_INTERFACES,
+  COMMAND_STATUSES,
+  type DeviceState,
+  deviceStateSchema,
+  INITIAL_DEVICE_STATE,
+  RAW_COMMANDS,
+} from '../device';
 
 const imei = z
   .string()
@@ -32,6 +39,38 @@ export const dashboardChartsSchema = z.object({
   devicesTotal: z.number().int(),
 });
 
+/**
+ * Where one setting of a device's state stands (Device Details beside its desired and reported values):
+ * - `IN_EFFECT`: the device reports the desired value (an enrolled or a released device);
+ * - `PENDING`: an enrolled device does not report it yet, and the server is bringing it there (its command
+ *   is on its way, or the reconcile sends one on the device's next report: design.md §4);
+ * - `ON_REGISTRATION`: a de-enrolled (formatted) device: its agent is gone, nothing is sent to it and what
+ *   it last reported no longer holds; the desired value is applied again when it registers again
+ *   (device-protocol.md "Registering again": the desired state is kept, the reconcile re-applies it).
+ * - null: nothing to say: an enrolled device that has not reported yet, a de-enrolled device's setting
+ *   at the clean phone's value, a released device's setting it reports otherwise (it accepts no command).
+ */
+export const SETTING_STANDINGS = ['IN_EFFECT', 'PENDING', 'ON_REGISTRATION'] as const;
+export type SettingStanding = (typeof SETTING_STANDINGS)[number];
+export type DeviceStandings = Record<keyof DeviceState, SettingStanding | null>;
+
+/** Each setting's standing (SETTING_STANDINGS) from a device's claim status, desired and reported states. */
+export function settingStandings(
+  claimstatus: string,
+  desired: DeviceState,
+  reported: DeviceState | null,
+): DeviceStandings {
+  const standing = (key: keyof DeviceState): SettingStanding | null => {
+    if (claimstatus === 'DEENROLLED')
+      return desired[key] !== INITIAL_DEVICE_STATE[key] ? 'ON_REGISTRATION' : null;
+    if (reported === null) return null;
+    if (desired[key] === reported[key]) return 'IN_EFFECT';
+    return claimstatus === 'ENROLLED' ? 'PENDING' : null;
+  };
+  const keys = Object.keys(INITIAL_DEVICE_STATE) as (keyof DeviceState)[];
+  return Object.fromEntries(keys.map((key) => [key, standing(key)])) as DeviceStandings;
+}
+
 /** A device record (spec §3) with the state the console shows beside it. */
 export const deviceRecordSchema = z.object({
   imei1: z.string(),
@@ -51,6 +90,8 @@ export const deviceRecordSchema = z.object({
   last_seen_at: z.string().nullable(),
   state: deviceStateSchema.nullable(),
   desired: deviceStateSchema,
+  /** Each setting's standing (settingStandings). */
+  standing: z.record(deviceStateSchema.keyof(), z.enum(SETTING_STANDINGS).nullable()),
 });
 export type DeviceRecord = z.infer<typeof deviceRecordSchema>;
 

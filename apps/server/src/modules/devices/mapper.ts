@@ -4,12 +4,15 @@ import {
   type ExecutedCommandRow,
   INITIAL_DEVICE_STATE,
   type RegistrationRow,
+  settingStandings,
 } from '@lendlock/contract';
 import type { CommandRow, DeviceRow } from '../../db/types';
 
 const iso = (value: Date | string | null): string => (value ? new Date(value).toISOString() : '');
 
 export function toDeviceRecord(row: DeviceRow): DeviceRecord {
+  const state = row.reported_state ? { ...INITIAL_DEVICE_STATE, ...row.reported_state } : null;
+  const desired = { ...INITIAL_DEVICE_STATE, ...(row.desired_state ?? {}) };
   return {
     imei1: row.imei1,
     imei2: row.imei2,
@@ -26,8 +29,9 @@ export function toDeviceRecord(row: DeviceRow): DeviceRecord {
     match_status: row.match_status,
     online: row.online,
     last_seen_at: row.last_seen_at ? iso(row.last_seen_at) : null,
-    state: row.reported_state ? { ...INITIAL_DEVICE_STATE, ...row.reported_state } : null,
-    desired: { ...INITIAL_DEVICE_STATE, ...(row.desired_state ?? {}) },
+    state,
+    desired,
+    standing: settingStandings(row.claimstatus, desired, state),
   };
 }
 

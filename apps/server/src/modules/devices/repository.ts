@@ -86,9 +86,9 @@ export async function lockForRegistration(
 }
 
 /**
- * Writes a registration: the device row (new, or enrolled again: `fields` over it, online false, a
- * released phone's desired state reset, a de-enrolled one's re-registration recorded) and the
- * registration record.
+ * Writes a registration: the device row (new, or enrolled again: `fields` over it, online false, its
+ * reported state unknown, a released phone's desired state reset, a de-enrolled one's re-registration
+ * recorded) and the registration record.
  */
 export async function writeRegistration(
   trx: Transaction<DB>,
@@ -118,6 +118,9 @@ export async function writeRegistration(
         registered_at: NOW,
         online: false,
         offline_since: sql<Date>`coalesce(offline_since, now())` as unknown as Date,
+        // The agent that registers has not said what it enforces yet (a formatted phone enforces nothing
+        // of what it last reported): unknown until its state arrives.
+        reported_state: null,
         // A released phone registering again starts a new financing: nothing carries over. Otherwise the
         // desired state stays, and who decided it (a formatted phone collections locked is locked again
         // once its agent is back, and that lock is still collections').

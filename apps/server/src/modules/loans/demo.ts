@@ -50,7 +50,8 @@ const NAMES = [
 ];
 
 const INSTALMENTS = 12;
-const STEP_DAYS = 30;
+/** Days between instalments; a loan begins (its phone registered) a step before the first falls due. */
+export const STEP_DAYS = 30;
 const INSTALMENT_MINOR = 149_900;
 const CURRENCY = 'INR';
 

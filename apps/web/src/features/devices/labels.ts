@@ -25,6 +25,10 @@ export const DEVICE_LABELS = {
   statePending: 'Pending',
   stateInSync: 'In effect',
   stateNotReported: 'The device has not reported its state yet.',
+  stateOnRegistration: 'Re-applied when it registers again',
+  stateLastReported: 'Last reported by the device',
+  stateDeenrolled:
+    'The phone was formatted: it has no agent, and what it last reported no longer holds. Its desired state is applied again when it registers again.',
   yes: 'Yes',
   no: 'No',
   pendingTitle: 'Pending commands',

@@ -1,12 +1,17 @@
-/** The device's current state: what it reports beside what is desired, and whether it is online. */
-import type { DeviceRecord } from '@lendlock/contract';
+/**
+ * The device's current state: what it reports beside what is desired, each setting's standing (from the
+ * server), and whether it is online. A de-enrolled device shows what it last reported and what it gets
+ * again when it registers again; a released one says it accepts no further commands.
+ */
+import { type DeviceRecord, MESSAGES } from '@lendlock/contract';
 import { Badge, Card, Group, Table, Text, Title } from '@mantine/core';
 import { DEVICE_LABELS as L } from '../../../features/devices/labels';
 import { formatLocalDateTime } from '../../../lib/datetime';
-import { stateRows } from './deviceState';
+import { STANDING_BADGES, stateRows } from './deviceState';
 
 export function DeviceStatePanel({ device }: { device: DeviceRecord }) {
-  const rows = stateRows(device.desired, device.state);
+  const rows = stateRows(device);
+  const deenrolled = device.claimstatus === 'DEENROLLED';
   return (
     <Card withBorder data-testid="device-state">
       <Group justify="space-between" mb="xs">
@@ -23,6 +28,15 @@ export function DeviceStatePanel({ device }: { device: DeviceRecord }) {
       <Text size="sm" mb="xs">
         {`${L.manufacturer}: ${device.manufacturer} · ${L.brand}: ${device.brand} · ${L.model}: ${device.model} · ${L.matchStatus}: ${device.match_status}`}
       </Text>
+      {deenrolled ? (
+        <Text size="sm" mb="xs" data-testid="device-state-note">
+          {`${MESSAGES.commandDeenrolled} ${L.stateDeenrolled}`}
+        </Text>
+      ) : device.claimstatus === 'RELEASED' ? (
+        <Text size="sm" mb="xs" data-testid="device-state-note">
+          {MESSAGES.commandReleased}
+        </Text>
+      ) : null}
       {device.state === null ? (
         <Text size="sm" c="dimmed">
           {L.stateNotReported}
@@ -33,7 +47,7 @@ export function DeviceStatePanel({ device }: { device: DeviceRecord }) {
           <Table.Tr>
             <Table.Th>{L.stateSetting}</Table.Th>
             <Table.Th>{L.stateDesired}</Table.Th>
-            <Table.Th>{L.stateReported}</Table.Th>
+            <Table.Th>{deenrolled ? L.stateLastReported : L.stateReported}</Table.Th>
             <Table.Th />
           </Table.Tr>
         </Table.Thead>
@@ -44,9 +58,9 @@ export function DeviceStatePanel({ device }: { device: DeviceRecord }) {
               <Table.Td>{row.desired}</Table.Td>
               <Table.Td>{row.reported ?? '—'}</Table.Td>
               <Table.Td>
-                {row.reported === null ? null : (
-                  <Badge size="sm" color={row.pending ? 'yellow' : 'green'} variant="light">
-                    {row.pending ? L.statePending : L.stateInSync}
+                {row.standing === null ? null : (
+                  <Badge size="sm" color={STANDING_BADGES[row.standing].color} variant="light">
+                    {STANDING_BADGES[row.standing].label}
                   </Badge>
                 )}
               </Table.Td>
