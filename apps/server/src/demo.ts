@@ -220,6 +220,18 @@ async function spreadHistory(app: FastifyInstance): Promise<void> {
     await sql`UPDATE devices d SET last_command_at = m.last
       FROM (SELECT imei1, max(created_at) AS last FROM commands GROUP BY imei1) m
       WHERE m.imei1 = d.imei1 AND d.last_command_at IS NOT NULL`.execute(db);
+    // Who decided each key of the desired state decided it when its latest standing command was issued:
+    // an operator's unlock of the demo's history is weeks old, not of today (collections reads the day).
+    await sql`UPDATE devices d SET desired_cause = s.causes
+      FROM (SELECT d2.imei1, jsonb_object_agg(e.key, CASE WHEN c.at IS NULL THEN e.value
+                ELSE jsonb_set(e.value, '{at}', to_jsonb(c.at)) END) AS causes
+            FROM devices d2
+            CROSS JOIN LATERAL jsonb_each(d2.desired_cause) e
+            LEFT JOIN LATERAL (SELECT max(c2.created_at) AS at FROM commands c2
+              WHERE c2.imei1 = d2.imei1 AND c2.state_key = e.key
+                AND c2.status IN ('QUEUED', 'SENT', 'DELIVERED', 'EXECUTED')) c ON true
+            GROUP BY d2.imei1) s
+      WHERE s.imei1 = d.imei1`.execute(db);
     // The de-enrollment ends the timeline (its Formatted Device command is there); its re-registration
     // record is the registration that followed. A release is recorded when its Release command executed.
     await sql`UPDATE deenrollments e SET created_at = CASE WHEN e.action = 'DEENROLLED' THEN t.ends

@@ -325,4 +325,17 @@ describe('the demo history', () => {
     expect(devices.some((d) => d.claimstatus === 'DEENROLLED')).toBe(true);
     expect(problems).toEqual([]);
   });
+
+  it('dates who decided each key of the desired state with the command that decided it', async () => {
+    const result = await sql<{ imei1: string; key: string; at: string; latest: Date | null }>`
+      SELECT d.imei1, e.key, e.value ->> 'at' AS at,
+        (SELECT max(c.created_at) FROM commands c WHERE c.imei1 = d.imei1 AND c.state_key = e.key
+          AND c.status IN ('QUEUED', 'SENT', 'DELIVERED', 'EXECUTED')) AS latest
+      FROM devices d CROSS JOIN LATERAL jsonb_each(d.desired_cause) e`.execute(database.db);
+    expect(result.rows.length).toBeGreaterThan(0);
+    const problems = result.rows
+      .filter((r) => r.latest !== null && ms(r.at) !== ms(r.latest))
+      .map((r) => `${r.imei1} ${r.key}: decided ${r.at}, its command issued ${ms(r.latest as Date)}`);
+    expect(problems).toEqual([]);
+  });
 });
