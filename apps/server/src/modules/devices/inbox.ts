@@ -25,7 +25,6 @@ import type { Dispatcher } from '../commands/dispatch';
 import {
   type AckEntry,
   type AckedCommand,
-  applyAck,
   applyAcks,
   pendingKeysMany,
   type ReportedEntry,
@@ -33,7 +32,7 @@ import {
   setReportedStates,
 } from '../commands/repository';
 import { commandEvents, type EventSink } from '../webhooks/events';
-import { findDevice, lockDevices, markReleased, setOnline, setReportedState } from './repository';
+import { lockDevices, markReleased } from './repository';
 
 /** A message from a device, as the gateway hands it over. */
 type DeviceMessage =
@@ -120,13 +119,14 @@ export class DeviceInbox {
           await this.flush(queued.map((q) => q.message));
           for (const q of queued) q.resolve();
         } catch (error) {
-          // One bad message must not cost the others: apply them one by one.
+          // One bad message must not cost the others: each is applied again as a flush of its own (the
+          // same statements, the same device lock order), and only the bad one fails.
           this.options.log.warn(
             { err: error, messages: queued.length },
             'device messages: applying one by one',
           );
           for (const q of queued) {
-            await this.applyOne(q.message).then(q.resolve, q.reject);
+            await this.flush([q.message]).then(q.resolve, q.reject);
           }
         }
       }
@@ -226,36 +226,6 @@ export class DeviceInbox {
       if (fix && !pending.has(`${imei}|${key}`)) commands.push({ imei, command: fix });
     }
     if (commands.length > 0) await this.options.issue(commands);
-  }
-
-  /** One message on its own (the fallback when a flush fails). */
-  private async applyOne(message: DeviceMessage): Promise<void> {
-    const { db } = this.options;
-    if (message.kind === 'status') {
-      await setOnline(db, message.imei, message.online);
-      if (message.online) await this.options.dispatcher.dispatch(message.imei, true);
-      return;
-    }
-    if (message.kind === 'ack') {
-      const { imei, ack } = message;
-      const emitted = await inTransaction(db, async (trx) => {
-        const changed = await applyAck(trx, imei, ack);
-        if (ack.state) await setReportedState(trx, imei, ack.state);
-        if (!changed) return 0;
-        const command = { ...changed, imei1: imei };
-        const released = await afterFinalAck(trx, command);
-        return this.options.events.emit(
-          trx,
-          commandEvents([command], () => released?.imei2 ?? null),
-        );
-      });
-      if (emitted > 0) this.options.events.wake();
-      return;
-    }
-    const { imei, message: report } = message;
-    await setReportedState(db, imei, report.state, report.appversion);
-    const device = await findDevice(db, imei);
-    if (device) await this.reconcile([{ ...device, reported_state: report.state }]);
   }
 }
 
