@@ -1,7 +1,9 @@
 /**
  * The device inbox: what devices say (acknowledgements, the state they enforce, online and offline) and
  * what follows from it (a released device, a failed command's desired state, the commands that waited for
- * a device coming online, the reconcile of a reported state that differs from the desired one).
+ * a device coming online, the reconcile of a reported state that differs from the desired one). Any
+ * message of a device proves it online: an acknowledgement or a state from a device marked offline marks
+ * it online and sends what waits, as its `online` would.
  *
  * Messages are queued and applied in arrival order, several at a time: each flush is one transaction of a
  * few set-based statements, however many messages it holds (a batch of 100,000 commands brings 200,000 of
@@ -137,14 +139,21 @@ export class DeviceInbox {
 
   /** Applies device messages in one transaction, then sends what waits for the devices that came online. */
   private async flush(messages: readonly DeviceMessage[]): Promise<void> {
+    /** What devices said of themselves, the last word of each; an ack or a state after `offline` says online. */
     const online = new Map<string, boolean>();
+    /** Devices that sent an ack or a state: connected, whatever the server had heard of them before. */
+    const heard = new Set<string>();
     const acks = new Map<string, AckEntry>();
     const reported = new Map<string, ReportedEntry>();
     const stated = new Set<string>();
     for (const m of messages) {
       if (m.kind === 'status') {
         online.set(m.imei, m.online);
-      } else if (m.kind === 'ack') {
+        continue;
+      }
+      heard.add(m.imei);
+      if (online.get(m.imei) === false) online.set(m.imei, true);
+      if (m.kind === 'ack') {
         const key = `${m.imei}|${m.ack.id}`;
         const seen = acks.get(key);
         // A command's first final word stands (later ones change nothing); DELIVERED only until then.
@@ -170,11 +179,17 @@ export class DeviceInbox {
     let emitted = 0;
     const wanted = await inTransaction(this.options.db, async (trx) => {
       // Devices first, in IMEI order, as batch chunks and single commands take them: no deadlock.
-      await lockDevices(trx, [
+      const locked = await lockDevices(trx, [
         ...online.keys(),
         ...[...acks.values()].map((a) => a.imei1),
         ...reported.keys(),
       ]);
+      // Any message proves its device online (device-protocol.md §2): one marked offline (its `online`
+      // reached no server, say during a broker restart) is online again, and what waits is sent.
+      for (const device of locked) {
+        if (!device.online && heard.has(device.imei1) && !online.has(device.imei1))
+          online.set(device.imei1, true);
+      }
       await setOnlineMany(trx, online);
       const changed = await applyAcks(trx, [...acks.values()], everyFinal);
       const imei2s = new Map<string, string | null>();

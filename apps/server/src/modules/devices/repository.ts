@@ -242,6 +242,16 @@ export async function importFinanced(db: Db, imeis: string[], source: string): P
   return added;
 }
 
+/** How many devices hold a broker credential (may be connected): the server sizes their announcements by it. */
+export async function credentialedDeviceCount(db: Db): Promise<number> {
+  const row = await db
+    .selectFrom('devices')
+    .select((eb) => eb.fn.countAll<string>().as('count'))
+    .where('credential_hash', 'is not', null)
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
+}
+
 export async function deviceCredentialHash(db: Db, imei1: string): Promise<string | null> {
   const row = await db
     .selectFrom('devices')
