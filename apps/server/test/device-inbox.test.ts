@@ -56,9 +56,11 @@ describe.each(databaseKinds())('the device inbox on %s', (kind) => {
     expect(settled.map((s) => s.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
 
     expect(await commandRow(lockA.transactionId)).toMatchObject({ status: 'EXECUTED', result: null });
-    expect(await deviceRow(a.imei)).toMatchObject({ reported_state: lockedState });
-    // The bad acknowledgement changed nothing.
+    // The same rules as a flush of many: a's acknowledgement proves it online (issue 25.1).
+    expect(await deviceRow(a.imei)).toMatchObject({ online: true, reported_state: lockedState });
+    // The bad acknowledgement changed nothing: b stays offline.
     expect(await commandRow(alarmB.transactionId)).toMatchObject({ status: 'QUEUED', completed_at: null });
+    expect(await deviceRow(b.imei)).toMatchObject({ online: false, reported_state: null });
     // c said it is online and reported a state it should not have: the reconcile unlocks it.
     expect(await deviceRow(c.imei)).toMatchObject({
       online: true,
