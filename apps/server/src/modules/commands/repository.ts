@@ -377,9 +377,9 @@ export type AckedCommand = Pick<
  * Applies devices' acknowledgements, each command at most once per call: DELIVERED ones move QUEUED or
  * SENT commands; EXECUTED and FAILED ones are final, whatever the command's status (the device did act:
  * an executed command counts even if it was cancelled or superseded meanwhile), and later ones change
- * nothing. Returns the commands whose final
- * acknowledgement has consequences beyond their own row: those that FAILED, and executed releases; with
- * `everyFinal` (webhooks want them), every command whose final acknowledgement changed it.
+ * nothing. Returns the commands whose final acknowledgement has consequences beyond their own row: those
+ * that FAILED, and executed releases; with `everyFinal` (webhooks want them), every command whose final
+ * acknowledgement changed it.
  */
 export async function applyAcks(
   db: Db,
