@@ -10,6 +10,7 @@ import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject,
 import { EventEmitter } from 'node:events';
 import {
   type AckMessage,
+  announceDelayMs,
   applyCommand,
   type CommandMessage,
   commandMessageSchema,
@@ -23,6 +24,7 @@ import {
   ENROLLMENT_SECRET_HEADER,
   INITIAL_DEVICE_STATE,
   registrationChallenge,
+  SERVER_STATUS_TOPIC,
   topics,
 } from '@lendlock/contract';
 import mqtt, { type MqttClient } from 'mqtt';
@@ -84,6 +86,8 @@ export class SimulatedDevice extends EventEmitter {
   /** Recent ids that failed, with why: a redelivery gets the same answer. */
   private readonly failures = new RecentIds<string>();
   private client: MqttClient | null = null;
+  /** A re-announcement the server asked for, waiting for its moment. */
+  private announcing: NodeJS.Timeout | null = null;
   credentials: Credentials | null = null;
   /** The server's answer to the last registration. */
   lastRegistration: DeviceRegistrationResponse | null = null;
@@ -195,11 +199,15 @@ export class SimulatedDevice extends EventEmitter {
       will: { topic: topics.status(this.imei), payload: Buffer.from(DEVICE_OFFLINE), qos: 1, retain: false },
     });
     this.client = client;
-    client.on('message', (_topic, payload) => this.onCommand(payload));
+    client.on('message', (topic, payload) => {
+      if (topic === SERVER_STATUS_TOPIC) this.announceLater(payload.toString('utf8'));
+      else this.onCommand(payload);
+    });
     client.on('connect', () => {
-      client.subscribe(topics.cmd(this.imei), { qos: 1 }, () => {
-        client.publish(topics.status(this.imei), DEVICE_ONLINE, { qos: 1 });
-        this.publishState();
+      // The server status topic too: a server that (re)subscribed asks every device to announce itself.
+      // A broker that refuses it (a device provisioned before the rule) still grants the command topic.
+      client.subscribe([topics.cmd(this.imei), SERVER_STATUS_TOPIC], { qos: 1 }, () => {
+        this.announce();
         this.emit('online');
       });
     });
@@ -216,8 +224,36 @@ export class SimulatedDevice extends EventEmitter {
     });
   }
 
+  /** Says `online`, then the state it enforces (device-protocol.md §2). */
+  private announce(): void {
+    this.client?.publish(topics.status(this.imei), DEVICE_ONLINE, { qos: 1 });
+    this.publishState();
+  }
+
+  /**
+   * The server (re)subscribed and asks devices to announce themselves: once, after a random delay within
+   * the window it gives, so that a fleet does not answer at once; a request while one waits adds nothing.
+   */
+  private announceLater(payload: string): void {
+    if (this.announcing) return;
+    const client = this.client;
+    this.announcing = setTimeout(() => {
+      this.announcing = null;
+      if (this.client === client && client?.connected) {
+        this.announce();
+        this.emit('announced');
+      }
+    }, announceDelayMs(payload));
+  }
+
+  private stopAnnouncing(): void {
+    if (this.announcing) clearTimeout(this.announcing);
+    this.announcing = null;
+  }
+
   /** Drops off the network abruptly (the broker publishes the will: offline). */
   async dropOffline(): Promise<void> {
+    this.stopAnnouncing();
     const client = this.client;
     this.client = null;
     if (client) await new Promise<void>((resolve) => client.end(true, {}, () => resolve()));
@@ -225,6 +261,7 @@ export class SimulatedDevice extends EventEmitter {
 
   /** Leaves politely, saying so. */
   async disconnect(): Promise<void> {
+    this.stopAnnouncing();
     const client = this.client;
     this.client = null;
     if (!client) return;

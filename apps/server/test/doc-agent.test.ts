@@ -10,6 +10,9 @@
 import { generateKeyPairSync, sign } from 'node:crypto';
 import mqtt, { type MqttClient } from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { sha256Hex } from '../src/lib/secrets';
+import { deviceCredentialHash } from '../src/modules/devices/repository';
+import { type EmbeddedBroker, startEmbeddedBroker } from '../src/plugins/broker';
 import { databaseKinds, openTestDatabase, type TestDatabase } from './db';
 import { type DeviceServer, randomProfile, startDeviceServer, TEST_ENROLLMENT_SECRET } from './devices';
 
@@ -81,6 +84,10 @@ class DocAgent {
   readonly errors: unknown[] = [];
   /** For the test: drop the connection without a word at this point of the next command. */
   crashNext?: 'after DELIVERED' | 'before ack';
+  /** For the test: how many times the agent announced itself (`online`, then its state). */
+  announcements = 0;
+  /** §2 "When the server comes back": an announcement the server asked for, waiting for its moment. */
+  private announceTimer?: NodeJS.Timeout;
   private queue = Promise.resolve();
 
   constructor(
@@ -91,6 +98,8 @@ class DocAgent {
   get imei1() {
     return this.profile.imei1;
   }
+  /** §3: the server status topic, where the server asks devices to announce themselves. */
+  static readonly SERVER_STATUS = 'lendlock/server/status';
   /** §3: the four topics of a device. */
   topic(leaf: 'cmd' | 'ack' | 'state' | 'status') {
     return `lendlock/d/${this.imei1}/${leaf}`;
@@ -120,7 +129,7 @@ class DocAgent {
     return answer;
   }
 
-  /** §2 and §8.3–4: MQTT 3.1.1 as imei1, the offline will; then subscribe, `online`, the state. */
+  /** §2 and §8.3–5: MQTT 3.1.1 as imei1, the offline will; then subscribe (both topics), announce. */
   async connect(credential = this.credential) {
     const client = await mqtt.connectAsync(this.mqttUrl as string, {
       protocolVersion: 4,
@@ -132,7 +141,8 @@ class DocAgent {
       will: { topic: this.topic('status'), payload: Buffer.from('offline'), qos: 1, retain: false },
     });
     this.client = client;
-    client.on('message', (_topic, payload) => {
+    client.on('message', (topic, payload) => {
+      if (topic === DocAgent.SERVER_STATUS) return this.announceLater(client, payload.toString('utf8'));
       // One command at a time, in the order they came (§7: each dispatch is oldest first).
       this.queue = this.queue
         .then(() => this.handle(JSON.parse(payload.toString('utf8')) as Command))
@@ -142,11 +152,36 @@ class DocAgent {
     });
     const [granted] = await client.subscribeAsync(this.topic('cmd'), { qos: 1 });
     if (granted?.qos === 0x80) throw new Error('the broker refused the subscription');
-    await client.publishAsync(this.topic('status'), 'online', { qos: 1 });
+    // §2 step 1: a refusal of the server status topic is not an error.
+    await client.subscribeAsync(DocAgent.SERVER_STATUS, { qos: 1 });
+    await this.announce();
+  }
+
+  /** §2 steps 2 and 3: `online`, then the state. */
+  private async announce() {
+    this.announcements += 1;
+    await this.client?.publishAsync(this.topic('status'), 'online', { qos: 1 });
     await this.reportState();
   }
 
-  /** §8.5. */
+  /** §2 "When the server comes back" rule 2: once, after a random delay below `announceWithinMs`. */
+  private announceLater(client: MqttClient, payload: string) {
+    if (this.announceTimer) return;
+    let within = 30_000;
+    try {
+      const message = JSON.parse(payload) as { announceWithinMs?: unknown };
+      if (typeof message.announceWithinMs === 'number') within = message.announceWithinMs;
+    } catch {
+      // unreadable: the default window
+    }
+    this.announceTimer = setTimeout(() => {
+      this.announceTimer = undefined;
+      if (this.client === client && client.connected)
+        this.announce().catch((e: unknown) => this.errors.push(e));
+    }, Math.random() * within);
+  }
+
+  /** §8.6. */
   private async handle(command: Command) {
     this.received.push(command);
     if (this.executed.has(command.id)) {
@@ -187,7 +222,7 @@ class DocAgent {
     await this.client?.publishAsync(this.topic('state'), JSON.stringify(message), { qos: 1 });
   }
 
-  /** §2 and §8.6: say `offline`, then disconnect cleanly. */
+  /** §2 and §8.7: say `offline`, then disconnect cleanly. */
   async disconnect() {
     await this.client?.publishAsync(this.topic('status'), 'offline', { qos: 1 });
     await this.client?.endAsync();
@@ -200,6 +235,7 @@ describe.each(databaseKinds())('an agent built from docs/device-protocol.md alon
   let database: TestDatabase;
   let server: DeviceServer;
   let agent: DocAgent;
+  let replacement: EmbeddedBroker | undefined;
   const clients: MqttClient[] = [];
 
   beforeAll(async () => {
@@ -210,6 +246,7 @@ describe.each(databaseKinds())('an agent built from docs/device-protocol.md alon
   afterAll(async () => {
     for (const client of [...clients, agent?.client]) client?.end(true);
     await server?.close();
+    await replacement?.close();
     await database?.close();
   });
 
@@ -328,7 +365,30 @@ describe.each(databaseKinds())('an agent built from docs/device-protocol.md alon
     expect(after.online).toBe(true);
   });
 
-  it('7. a polite disconnect (offline, then end) marks the device offline', async () => {
+  it('7. announces itself again when the server comes back after a broker restart', async () => {
+    // The phone drops (the server hears its will), the broker goes and another takes its port; the
+    // phone is back before the server, whose gateway tries again a second later.
+    agent.client?.end(true);
+    await online(false);
+    const broker = server.app.deviceChannel?.broker as EmbeddedBroker;
+    await broker.close();
+    replacement = await startEmbeddedBroker({
+      host: '0.0.0.0',
+      port: broker.port,
+      service: broker.service,
+      authenticateDevice: async (imei, credential) =>
+        (await deviceCredentialHash(database.db, imei)) === sha256Hex(credential),
+      maxPacketBytes: 65_536,
+    });
+    const before = agent.announcements;
+    await agent.connect();
+    expect(server.app.deviceChannel?.gateway.connected).toBe(false);
+    // Its first announcement reached nobody; the server's `online` brings the second, which it hears.
+    await online(true);
+    expect(agent.announcements).toBe(before + 2);
+  });
+
+  it('8. a polite disconnect (offline, then end) marks the device offline', async () => {
     await agent.disconnect();
     await online(false);
     expect(agent.errors).toEqual([]);

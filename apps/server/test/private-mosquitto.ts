@@ -9,7 +9,7 @@ import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { connect, createServer } from 'node:net';
+import { connect, createServer, type Socket } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 
@@ -34,6 +34,13 @@ export interface PrivateMosquitto {
   admin: Identity;
   /** What the broker printed so far (for failing tests). */
   output(): string;
+  /**
+   * Stops the broker with `signal` and starts it again on the same port with the same configuration (the
+   * devices' dynamic-security clients kept). SIGTERM is what `systemctl restart` sends: Mosquitto then
+   * publishes every connected client's will before it closes; SIGKILL sends none. `whileDown` runs
+   * between the stop and the start.
+   */
+  restart(signal: 'SIGTERM' | 'SIGKILL', whileDown?: () => Promise<void> | void): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -81,12 +88,65 @@ async function startBroker(
   return { child, output: () => output };
 }
 
-function stopChild(child: ChildProcess): Promise<void> {
+function stopChild(child: ChildProcess, signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((resolve) => {
     child.once('exit', () => resolve());
-    child.kill('SIGKILL');
+    child.kill(signal);
   });
+}
+
+export interface TcpGate {
+  /** The gate's own address: connect here instead of to the target. */
+  url: string;
+  /** From now on new connections are refused (closed at once); open ones carry on. */
+  hold(): void;
+  /** New connections are forwarded to the target again. */
+  open(): void;
+  close(): Promise<void>;
+}
+
+/**
+ * A TCP forwarder to `targetPort` on loopback that a test can hold shut, to decide when a client (the
+ * server's gateway) gets back to a restarted broker: after the devices, for instance.
+ */
+export async function startTcpGate(targetPort: number): Promise<TcpGate> {
+  let held = false;
+  const sockets = new Set<Socket>();
+  const gate = createServer((inbound) => {
+    sockets.add(inbound);
+    inbound.once('close', () => sockets.delete(inbound));
+    inbound.on('error', () => {});
+    if (held) {
+      inbound.destroy();
+      return;
+    }
+    const outbound = connect(targetPort, '127.0.0.1');
+    sockets.add(outbound);
+    outbound.once('close', () => {
+      sockets.delete(outbound);
+      inbound.destroy();
+    });
+    outbound.on('error', () => {});
+    inbound.once('close', () => outbound.destroy());
+    inbound.pipe(outbound).pipe(inbound);
+  });
+  await new Promise<void>((resolve) => gate.listen(0, '127.0.0.1', resolve));
+  const { port } = gate.address() as { port: number };
+  return {
+    url: `mqtt://127.0.0.1:${port}`,
+    hold: () => {
+      held = true;
+    },
+    open: () => {
+      held = false;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        gate.close(() => resolve());
+      }),
+  };
 }
 
 /** `mosquitto_ctrl dynsec init`: a config file with one client (hashed password) holding an admin role. */
@@ -102,7 +162,10 @@ const allow = (acltype: string, topic: string) => ({ acltype, topic, allow: true
 
 const DEVICE_KINDS = ['ack', 'state', 'status'];
 
-/** What the gateway does: (shared) subscriptions to every device's ack/state/status, publishing every cmd. */
+/**
+ * What the gateway does: (shared) subscriptions to every device's ack/state/status, publishing every cmd
+ * and the server status.
+ */
 const GATEWAY_ACLS = [
   ...DEVICE_KINDS.flatMap((kind) => [
     allow('subscribePattern', `$share/+/lendlock/d/+/${kind}`),
@@ -112,6 +175,8 @@ const GATEWAY_ACLS = [
     allow('unsubscribePattern', `lendlock/d/+/${kind}`),
   ]),
   allow('publishClientSend', 'lendlock/d/+/cmd'),
+  // After each (re)subscription the server asks every device to announce itself (device-protocol.md §2).
+  allow('publishClientSend', 'lendlock/server/status'),
 ];
 
 /** Administering the dynamic security plugin: sending commands, reading the answers. */
@@ -176,13 +241,18 @@ export async function startPrivateMosquitto(): Promise<PrivateMosquitto> {
         '',
       ].join('\n'),
     );
-    const { child, output } = await startBroker(['-c', confFile], port);
+    let { child, output } = await startBroker(['-c', confFile], port);
     return {
       url: `mqtt://127.0.0.1:${port}`,
       port,
       server,
       admin,
-      output,
+      output: () => output(),
+      restart: async (signal, whileDown) => {
+        await stopChild(child, signal);
+        await whileDown?.();
+        ({ child, output } = await startBroker(['-c', confFile], port));
+      },
       stop: async () => {
         await stopChild(child);
         await rm(dir, { recursive: true, force: true });

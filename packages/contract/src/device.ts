@@ -235,6 +235,41 @@ export type StateMessage = z.infer<typeof stateMessageSchema>;
 export const DEVICE_ONLINE = 'online';
 export const DEVICE_OFFLINE = 'offline';
 
+/**
+ * Server → every device (device-protocol.md §2, "When the server comes back"): a server instance says
+ * `online` here each time it has (re)subscribed to the devices' topics, and every agent subscribed to it
+ * announces itself again (`online`, then its state) after a random delay below `announceWithinMs`. Not
+ * retained: only a device that was connected before the server subscribed can have gone unheard.
+ */
+export const SERVER_STATUS_TOPIC = 'lendlock/server/status';
+export const serverOnlineSchema = z.object({
+  status: z.literal('online'),
+  /** The agent announces itself after a random delay in [0, announceWithinMs). */
+  announceWithinMs: z.number().int().min(0).max(600_000),
+});
+export type ServerOnline = z.infer<typeof serverOnlineSchema>;
+/** The delay an agent takes when the server's message cannot be read (a newer server, say). */
+export const DEFAULT_ANNOUNCE_WITHIN_MS = 30_000;
+/**
+ * Announcements the server asks for per second when it comes back: the spread `announceWithinMs` grows
+ * with the fleet (at least 1 s, at most 10 min), so that a million phones do not answer at once.
+ */
+export const ANNOUNCEMENTS_PER_SECOND = 2000;
+export function announceWithinMs(devices: number): number {
+  return Math.min(600_000, Math.max(1000, Math.ceil((devices / ANNOUNCEMENTS_PER_SECOND) * 1000)));
+}
+/** How long an agent waits before announcing itself again after a message on the server status topic. */
+export function announceDelayMs(payload: string, random: () => number = Math.random): number {
+  let window = DEFAULT_ANNOUNCE_WITHIN_MS;
+  try {
+    const parsed = serverOnlineSchema.safeParse(JSON.parse(payload));
+    if (parsed.success) window = parsed.data.announceWithinMs;
+  } catch {
+    // Not JSON: announce anyway, within the default window.
+  }
+  return Math.floor(random() * window);
+}
+
 /** Command statuses (design.md §4). Only the device's acknowledgements move a command to DELIVERED/EXECUTED/FAILED. */
 export const COMMAND_STATUSES = [
   'QUEUED',

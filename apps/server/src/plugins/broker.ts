@@ -7,7 +7,14 @@
  * `offline` whenever a device's last connection ends, however it ends.
  */
 import { createServer, type Server, type Socket } from 'node:net';
-import { DEVICE_OFFLINE, deviceClientId, parseDeviceTopic, TOPIC_ROOT, topics } from '@lendlock/contract';
+import {
+  DEVICE_OFFLINE,
+  deviceClientId,
+  parseDeviceTopic,
+  SERVER_STATUS_TOPIC,
+  TOPIC_ROOT,
+  topics,
+} from '@lendlock/contract';
 import { Aedes, type AuthenticateError, type Client } from 'aedes';
 
 export interface EmbeddedBroker {
@@ -57,8 +64,9 @@ function deviceMayPublish(imei: string, topic: string): boolean {
   return parsed !== null && parsed.imei === imei && parsed.kind !== 'cmd';
 }
 
+/** Its own command topic, and the server status topic (where the server asks devices to announce themselves). */
 function deviceMaySubscribe(imei: string, topic: string): boolean {
-  return topic === `${TOPIC_ROOT}/${imei}/cmd`;
+  return topic === `${TOPIC_ROOT}/${imei}/cmd` || topic === SERVER_STATUS_TOPIC;
 }
 
 /**
@@ -207,7 +215,9 @@ export async function startEmbeddedBroker(options: BrokerOptions): Promise<Embed
       if (!identity) return callback(new Error('not authenticated'));
       if (identity.kind === 'service') return callback(null, subscription);
       if (identity.kind === 'loadtest') {
-        return callback(null, subscription.topic.startsWith(`${TOPIC_ROOT}/`) ? subscription : null);
+        const allowed =
+          subscription.topic.startsWith(`${TOPIC_ROOT}/`) || subscription.topic === SERVER_STATUS_TOPIC;
+        return callback(null, allowed ? subscription : null);
       }
       // A refused subscription gets a failure return code (0x80), not a disconnect.
       return callback(null, deviceMaySubscribe(identity.imei, subscription.topic) ? subscription : null);

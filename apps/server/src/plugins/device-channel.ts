@@ -3,6 +3,7 @@
  * connects the command service to it, and the periodic sweep (expiry, sending what waited).
  */
 import { randomBytes } from 'node:crypto';
+import { announceWithinMs } from '@lendlock/contract';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Config } from '../config';
@@ -11,7 +12,7 @@ import type { DB } from '../db/types';
 import { sha256Hex } from '../lib/secrets';
 import type { CommandService } from '../modules/commands/service';
 import { connectGateway, type Gateway } from '../modules/devices/gateway';
-import { deviceCredentialHash } from '../modules/devices/repository';
+import { credentialedDeviceCount, deviceCredentialHash } from '../modules/devices/repository';
 import { type EmbeddedBroker, startEmbeddedBroker } from './broker';
 import { brokerAdmitsAnonymous, connectDynsec } from './dynsec';
 
@@ -99,6 +100,7 @@ export async function startDeviceChannel(
     sharedGroup: broker ? null : config.mqttSharedGroup,
     clientId: `lendlock-server-${randomBytes(6).toString('hex')}`,
     log,
+    announceWithinMs: async () => announceWithinMs(await credentialedDeviceCount(db)),
     handlers: {
       onAck: async (imei, ack) => {
         // The acknowledgement of a priority command (a release typed at the counter) is applied as

@@ -5,14 +5,14 @@
  * flight, and other administrators' answers arrive on the same topic).
  *
  * Each device gets a broker client (username imei1, its own credential, client id `lendlock-device-<imei1>`)
- * and a role of the same name allowing exactly its own topics. Provisioning deletes and recreates both in
+ * and a role of the same name allowing exactly its own topics (and reading the server status topic). Provisioning deletes and recreates both in
  * one command list (the plugin applies a list in one go, nothing can connect in between): `deleteClient`
  * kicks the device's open connections, so a replaced credential stops working at once. Removal deletes
  * both; a device that is not there is fine. Mosquitto kicks without publishing the will, so the server
  * learns of no `offline` status from a kicked device.
  */
 import { randomBytes } from 'node:crypto';
-import { deviceClientId, topics } from '@lendlock/contract';
+import { deviceClientId, SERVER_STATUS_TOPIC, topics } from '@lendlock/contract';
 import mqtt, { type MqttClient } from 'mqtt';
 
 export interface DeviceBrokerAuthority {
@@ -64,7 +64,10 @@ interface PendingRequest {
   reject(error: Error): void;
 }
 
-/** The role's ACLs: publish its own ack/state/status, subscribe to and receive its own cmd; nothing else. */
+/**
+ * The role's ACLs: publish its own ack/state/status, subscribe to and receive its own cmd and the server
+ * status topic (where the server asks devices to announce themselves); nothing else.
+ */
 function deviceAcls(imei1: string): object[] {
   return [
     ...(['ack', 'state', 'status'] as const).map((kind) => ({
@@ -73,8 +76,10 @@ function deviceAcls(imei1: string): object[] {
       priority: 1,
       allow: true,
     })),
-    { acltype: 'subscribeLiteral', topic: topics.cmd(imei1), priority: 1, allow: true },
-    { acltype: 'publishClientReceive', topic: topics.cmd(imei1), priority: 1, allow: true },
+    ...[topics.cmd(imei1), SERVER_STATUS_TOPIC].flatMap((topic) => [
+      { acltype: 'subscribeLiteral', topic, priority: 1, allow: true },
+      { acltype: 'publishClientReceive', topic, priority: 1, allow: true },
+    ]),
     // Defaults would let a device receive anything it could subscribe to; say it outright.
     { acltype: 'publishClientReceive', topic: '#', priority: 0, allow: false },
   ];

@@ -227,43 +227,6 @@ export async function expireCommands(db: Db) {
     .execute();
 }
 
-/** Applies a device's acknowledgement; returns the command when it changed. */
-export async function applyAck(
-  db: Db,
-  imei1: string,
-  ack: AckMessage,
-): Promise<Omit<AckedCommand, 'imei1'> | undefined> {
-  const query = db.updateTable('commands').where('transaction_id', '=', ack.id).where('imei1', '=', imei1);
-  const returning = [
-    'id',
-    'command',
-    'transaction_id',
-    'user_label',
-    'status',
-    'interface',
-    'batch_id',
-    'result',
-  ] as const;
-  if (ack.status === 'DELIVERED') {
-    return query
-      .set({ status: 'DELIVERED', delivered_at: sql<Date>`now()` as unknown as Date })
-      .where('status', 'in', ['QUEUED', 'SENT'])
-      .returning(returning)
-      .executeTakeFirst();
-  }
-  // The device's word is final: an executed command counts even if it was cancelled or superseded meanwhile.
-  return query
-    .set({
-      status: ack.status,
-      completed_at: sql<Date>`now()` as unknown as Date,
-      delivered_at: sql<Date>`coalesce(delivered_at, now())` as unknown as Date,
-      result: ack.result ?? null,
-    })
-    .where('status', 'not in', ['EXECUTED', 'FAILED'])
-    .returning(returning)
-    .executeTakeFirst();
-}
-
 export async function cancelQueued(db: Db, transactionId: string): Promise<CommandRow | undefined> {
   return db
     .updateTable('commands')
@@ -422,10 +385,12 @@ export type AckedCommand = Pick<
 >;
 
 /**
- * `applyAck` for many acknowledgements, each command at most once per call: DELIVERED ones move QUEUED or
- * SENT commands; EXECUTED and FAILED ones are final (see `applyAck`). Returns the commands whose final
- * acknowledgement has consequences beyond their own row: those that FAILED, and executed releases; with
- * `everyFinal` (webhooks want them), every command whose final acknowledgement changed it.
+ * Applies devices' acknowledgements, each command at most once per call: DELIVERED ones move QUEUED or
+ * SENT commands; EXECUTED and FAILED ones are final, whatever the command's status (the device did act:
+ * an executed command counts even if it was cancelled or superseded meanwhile), and later ones change
+ * nothing. Returns the commands whose final acknowledgement has consequences beyond their own row: those
+ * that FAILED, and executed releases; with `everyFinal` (webhooks want them), every command whose final
+ * acknowledgement changed it.
  */
 export async function applyAcks(
   db: Db,

@@ -2,6 +2,8 @@
  * The server's side of the device channel: one MQTT client (to the embedded broker or to MQTT_URL) that
  * publishes commands (QoS 1) and receives the devices' acknowledgements, state and online status. With
  * several instances the subscriptions are shared (`$share/<group>/…`), so each message is handled once.
+ * After each (re)subscription it says `online` on the server status topic, and the devices announce
+ * themselves again: a phone that said `online` while no server listened is not lost.
  *
  * Publishing goes through a `PublishQueue`: at most PUBLISH_WINDOW commands are on their way to the
  * broker at once (written, not yet acknowledged by PUBACK), the others wait in memory, priority work
@@ -14,6 +16,8 @@ import {
   type CommandMessage,
   DEVICE_ONLINE,
   parseDeviceTopic,
+  SERVER_STATUS_TOPIC,
+  type ServerOnline,
   type StateMessage,
   stateMessageSchema,
   TOPIC_ROOT,
@@ -60,6 +64,11 @@ export interface GatewayOptions {
   handlers: GatewayHandlers;
   /** Commands on their way to the broker at once (default PUBLISH_WINDOW). */
   publishWindow?: number;
+  /**
+   * The spread of the devices' announcements asked for on the server status topic after each
+   * (re)subscription (contract `announceWithinMs`: from the number of devices); 1 s when absent or failing.
+   */
+  announceWithinMs?: () => Promise<number>;
 }
 
 /** Commands written to the broker and not yet acknowledged (PUBACK), at most. */
@@ -214,10 +223,32 @@ export function connectGateway(options: GatewayOptions): Gateway {
   const prefix = options.sharedGroup ? `$share/${options.sharedGroup}/` : '';
   const subscriptions = ['ack', 'state', 'status'].map((kind) => `${prefix}${TOPIC_ROOT}/+/${kind}`);
 
+  /**
+   * Subscribed (again): every device that said `online` while this instance was not listening (a broker
+   * restart, a lost connection) is asked to say it again (device-protocol.md §2). Its announcement comes
+   * after the subscription, so it is heard; a device that connects after this message announces itself
+   * after it anyway.
+   */
+  const askDevicesToAnnounce = async () => {
+    const within = await (options.announceWithinMs?.() ?? Promise.resolve(1000)).catch((error: unknown) => {
+      log.warn({ err: error }, 'device channel: could not size the announcement window');
+      return 1000;
+    });
+    const message: ServerOnline = { status: 'online', announceWithinMs: within };
+    client.publish(SERVER_STATUS_TOPIC, JSON.stringify(message), { qos: 1, retain: false }, (error) => {
+      if (error)
+        log.error({ err: error }, 'device channel: could not ask the devices to announce themselves');
+    });
+  };
+
   client.on('connect', () => {
     client.subscribe(subscriptions, { qos: 1 }, (error) => {
-      if (error) log.error({ err: error }, 'device channel: subscribe failed');
-      else handlers.onConnected();
+      if (error) {
+        log.error({ err: error }, 'device channel: subscribe failed');
+        return;
+      }
+      void askDevicesToAnnounce();
+      handlers.onConnected();
     });
   });
   client.on('error', (error) => log.warn({ err: error }, 'device channel error'));

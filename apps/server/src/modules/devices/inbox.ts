@@ -1,7 +1,9 @@
 /**
  * The device inbox: what devices say (acknowledgements, the state they enforce, online and offline) and
  * what follows from it (a released device, a failed command's desired state, the commands that waited for
- * a device coming online, the reconcile of a reported state that differs from the desired one).
+ * a device coming online, the reconcile of a reported state that differs from the desired one). Any
+ * message of a device proves it online: an acknowledgement or a state from a device marked offline marks
+ * it online and sends what waits, as its `online` would.
  *
  * Messages are queued and applied in arrival order, several at a time: each flush is one transaction of a
  * few set-based statements, however many messages it holds (a batch of 100,000 commands brings 200,000 of
@@ -25,7 +27,6 @@ import type { Dispatcher } from '../commands/dispatch';
 import {
   type AckEntry,
   type AckedCommand,
-  applyAck,
   applyAcks,
   pendingKeysMany,
   type ReportedEntry,
@@ -33,7 +34,7 @@ import {
   setReportedStates,
 } from '../commands/repository';
 import { commandEvents, type EventSink } from '../webhooks/events';
-import { findDevice, lockDevices, markReleased, setOnline, setReportedState } from './repository';
+import { lockDevices, markReleased } from './repository';
 
 /** A message from a device, as the gateway hands it over. */
 type DeviceMessage =
@@ -122,13 +123,14 @@ export class DeviceInbox {
           await this.flush(queued.map((q) => q.message));
           for (const q of queued) q.resolve();
         } catch (error) {
-          // One bad message must not cost the others: apply them one by one.
+          // One bad message must not cost the others: each is applied again as a flush of its own (the
+          // same statements, the same device lock order), and only the bad one fails.
           this.options.log.warn(
             { err: error, messages: queued.length },
             'device messages: applying one by one',
           );
           for (const q of queued) {
-            await this.applyOne(q.message).then(q.resolve, q.reject);
+            await this.flush([q.message]).then(q.resolve, q.reject);
           }
         }
       }
@@ -139,14 +141,21 @@ export class DeviceInbox {
 
   /** Applies device messages in one transaction, then sends what waits for the devices that came online. */
   private async flush(messages: readonly DeviceMessage[]): Promise<void> {
+    /** What devices said of themselves, the last word of each; an ack or a state after `offline` says online. */
     const online = new Map<string, boolean>();
+    /** Devices that sent an ack or a state: connected, whatever the server had heard of them before. */
+    const heard = new Set<string>();
     const acks = new Map<string, AckEntry>();
     const reported = new Map<string, ReportedEntry>();
     const stated = new Set<string>();
     for (const m of messages) {
       if (m.kind === 'status') {
         online.set(m.imei, m.online);
-      } else if (m.kind === 'ack') {
+        continue;
+      }
+      heard.add(m.imei);
+      if (online.get(m.imei) === false) online.set(m.imei, true);
+      if (m.kind === 'ack') {
         const key = `${m.imei}|${m.ack.id}`;
         const seen = acks.get(key);
         // A command's first final word stands (later ones change nothing); DELIVERED only until then.
@@ -172,11 +181,17 @@ export class DeviceInbox {
     let emitted = 0;
     const wanted = await inTransaction(this.options.db, async (trx) => {
       // Devices first, in IMEI order, as batch chunks and single commands take them: no deadlock.
-      await lockDevices(trx, [
+      const locked = await lockDevices(trx, [
         ...online.keys(),
         ...[...acks.values()].map((a) => a.imei1),
         ...reported.keys(),
       ]);
+      // Any message proves its device online (device-protocol.md §2): one marked offline (its `online`
+      // reached no server, say during a broker restart) is online again, and what waits is sent.
+      for (const device of locked) {
+        if (!device.online && heard.has(device.imei1) && !online.has(device.imei1))
+          online.set(device.imei1, true);
+      }
       await setOnlineMany(trx, online);
       const changed = await applyAcks(trx, [...acks.values()], everyFinal);
       const imei2s = new Map<string, string | null>();
@@ -242,36 +257,6 @@ export class DeviceInbox {
       if (fix && !pending.has(`${imei}|${key}`)) commands.push({ imei, command: fix, cause });
     }
     if (commands.length > 0) await this.options.issue(commands);
-  }
-
-  /** One message on its own (the fallback when a flush fails). */
-  private async applyOne(message: DeviceMessage): Promise<void> {
-    const { db } = this.options;
-    if (message.kind === 'status') {
-      await setOnline(db, message.imei, message.online);
-      if (message.online) await this.options.dispatcher.dispatch(message.imei, true);
-      return;
-    }
-    if (message.kind === 'ack') {
-      const { imei, ack } = message;
-      const emitted = await inTransaction(db, async (trx) => {
-        const changed = await applyAck(trx, imei, ack);
-        if (ack.state) await setReportedState(trx, imei, ack.state);
-        if (!changed) return 0;
-        const command = { ...changed, imei1: imei };
-        const released = await afterFinalAck(trx, command);
-        return this.options.events.emit(
-          trx,
-          commandEvents([command], () => released?.imei2 ?? null),
-        );
-      });
-      if (emitted > 0) this.options.events.wake();
-      return;
-    }
-    const { imei, message: report } = message;
-    await setReportedState(db, imei, report.state, report.appversion);
-    const device = await findDevice(db, imei);
-    if (device) await this.reconcile([{ ...device, reported_state: report.state }]);
   }
 }
 

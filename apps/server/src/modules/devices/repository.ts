@@ -256,34 +256,14 @@ export async function importFinanced(db: Db, imeis: string[], source: string): P
   return added;
 }
 
-export async function setOnline(db: Db, imei1: string, online: boolean): Promise<void> {
-  await db
-    .updateTable('devices')
-    .set({
-      online,
-      last_seen_at: sql<Date>`now()` as unknown as Date,
-      // 0027: written only when going offline or coming back, so a device that stays online keeps HOT updates.
-      offline_since: online ? null : (sql<Date>`coalesce(offline_since, now())` as unknown as Date),
-    })
-    .where('imei1', '=', imei1)
-    .execute();
-}
-
-export async function setReportedState(
-  db: Db,
-  imei1: string,
-  state: DeviceState,
-  appversion?: string,
-): Promise<void> {
-  await db
-    .updateTable('devices')
-    .set({
-      reported_state: JSON.stringify(state),
-      last_seen_at: sql<Date>`now()` as unknown as Date,
-      ...(appversion ? { appversion } : {}),
-    })
-    .where('imei1', '=', imei1)
-    .execute();
+/** How many devices hold a broker credential (may be connected): the server sizes their announcements by it. */
+export async function credentialedDeviceCount(db: Db): Promise<number> {
+  const row = await db
+    .selectFrom('devices')
+    .select((eb) => eb.fn.countAll<string>().as('count'))
+    .where('credential_hash', 'is not', null)
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
 }
 
 export async function deviceCredentialHash(db: Db, imei1: string): Promise<string | null> {
