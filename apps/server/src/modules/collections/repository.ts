@@ -8,7 +8,7 @@
  * oldest unpaid instalment due before the day; the unpaid amount of the instalments due before the day),
  * computed in SQL for a million loans at once; collections-month.test.ts checks the plan against them.
  */
-import type { CollectionAction, CollectionSkip, CollectionsPolicy } from '@lendlock/contract';
+import type { CollectionAction, CollectionSkip, CollectionsPolicy, ReleaseState } from '@lendlock/contract';
 import { type Kysely, type RawBuilder, sql, type Transaction } from 'kysely';
 import type { CollectionActionState, CollectionRunState, DB } from '../../db/types';
 import { daysOverdueSql, overdueSinceSql } from '../loans/repository';
@@ -509,6 +509,19 @@ export async function deleteHold(trx: Transaction<DB>, imei1: string): Promise<H
 
 // ---- Release approvals ----
 
+/**
+ * A release action's state as the API names it (contract `RELEASE_STATES`), from its row: the ONE mapping,
+ * read by the lists' filter and by every view. Approved: issued (or retried, or failed on the device)
+ * after an operator's decision; refused: approved, but the pipeline refused the command. An automatic
+ * release (no decision) is none of these: NULL, never listed.
+ */
+const releaseStateSql = sql<ReleaseState | null>`CASE
+    WHEN a.state = 'AWAITING_APPROVAL' THEN 'AWAITING_APPROVAL'
+    WHEN a.state = 'REJECTED' THEN 'REJECTED'
+    WHEN a.decided_by IS NULL THEN NULL
+    WHEN a.state = 'REFUSED' THEN 'REFUSED'
+    WHEN a.state IN ('ISSUED', 'RETRYING', 'FAILED') THEN 'APPROVED' END`;
+
 export interface ReleaseRow {
   id: number;
   loan_id: number;
@@ -518,7 +531,10 @@ export interface ReleaseRow {
   retailer_phone: string | null;
   paid_at: Date | null;
   created_at: Date;
+  /** The row's own state (collection_actions.state). */
   state: CollectionActionState;
+  /** The state the API shows (`releaseStateSql`). */
+  release_state: ReleaseState | null;
   decided_by: string | null;
   decided_at: Date | null;
   transaction_id: string | null;
@@ -543,6 +559,7 @@ function releaseQuery(db: Db) {
       ),
       'a.created_at',
       'a.state',
+      releaseStateSql.as('release_state'),
       'a.decided_by',
       'a.decided_at',
       'a.transaction_id',
@@ -552,20 +569,25 @@ function releaseQuery(db: Db) {
     .where('a.kind', '=', 'RELEASE');
 }
 
-/** Releases in a state: AWAITING_APPROVAL (the queue), APPROVED (issued after approval), REJECTED. */
+/** Releases in an API state (`releaseStateSql`), newest first, at most 500. */
 export async function listReleases(
   db: Db,
-  state: 'AWAITING_APPROVAL' | 'APPROVED' | 'REJECTED',
+  state: ReleaseState,
   retailerPhone: string | null,
   imei1: string | null = null,
 ): Promise<ReleaseRow[]> {
   let query = releaseQuery(db).orderBy('a.id', 'desc').limit(500);
   if (imei1 !== null) query = query.where('a.imei1', '=', imei1);
-  if (state === 'APPROVED')
-    query = query.where('a.state', '=', 'ISSUED').where('a.decided_by', 'is not', null);
-  else query = query.where('a.state', '=', state);
+  // The queue's own index (collection_actions_awaiting) for the default list.
+  if (state === 'AWAITING_APPROVAL') query = query.where('a.state', '=', 'AWAITING_APPROVAL');
+  else query = query.where(releaseStateSql, '=', state);
   if (retailerPhone !== null) query = query.where('d.retailer_phone', '=', retailerPhone);
   return query.execute() as Promise<ReleaseRow[]>;
+}
+
+/** One release action by id (whatever its state), or undefined. */
+export async function findRelease(db: Db, id: number): Promise<ReleaseRow | undefined> {
+  return releaseQuery(db).where('a.id', '=', id).executeTakeFirst() as Promise<ReleaseRow | undefined>;
 }
 
 /** A release action, locked for its decision. */
@@ -578,7 +600,7 @@ export async function lockRelease(trx: Transaction<DB>, id: number): Promise<Rel
     .forUpdate()
     .executeTakeFirst();
   if (!locked) return undefined;
-  return releaseQuery(trx).where('a.id', '=', id).executeTakeFirst() as Promise<ReleaseRow | undefined>;
+  return findRelease(trx, id);
 }
 
 export async function decideRelease(

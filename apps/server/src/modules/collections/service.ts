@@ -20,6 +20,7 @@ import {
   planCsvText,
   policyChanges,
   type ReleaseRequest,
+  type ReleaseState,
   runStartTime,
 } from '@lendlock/contract';
 import type { Kysely } from 'kysely';
@@ -40,6 +41,7 @@ import {
   cancelQueuedCollections,
   decideRelease,
   deleteHold,
+  findRelease,
   type HoldRow,
   insertPolicy,
   listHolds,
@@ -93,7 +95,8 @@ function releaseView(row: ReleaseRow): ReleaseRequest {
     retailerPhone: row.retailer_phone,
     paidAt: iso(row.paid_at),
     queuedAt: new Date(row.created_at).toISOString(),
-    state: row.state === 'ISSUED' ? 'APPROVED' : row.state === 'REJECTED' ? 'REJECTED' : 'AWAITING_APPROVAL',
+    // Only decided or waiting releases are read here (an automatic one has no API state).
+    state: row.release_state ?? 'APPROVED',
     decidedBy: row.decided_by,
     decidedAt: iso(row.decided_at),
     transactionId: row.transaction_id,
@@ -431,11 +434,7 @@ export class CollectionsService {
 
   // ---- Release approvals ----
 
-  async releases(
-    actor: Principal,
-    state: 'AWAITING_APPROVAL' | 'APPROVED' | 'REJECTED',
-    imei?: string,
-  ): Promise<ReleaseRequest[]> {
+  async releases(actor: Principal, state: ReleaseState, imei?: string): Promise<ReleaseRequest[]> {
     let imei1: string | null = null;
     if (imei !== undefined) {
       const device = await findDevice(this.db, imei);
@@ -537,12 +536,8 @@ export class CollectionsService {
     });
     if (outcome.refusal) throw conflict(COLLECTIONS_MESSAGES.releaseRefused(outcome.refusal));
     if (outcome.requests.length > 0) commands.afterCommit(outcome.outcomes, outcome.requests);
-    const rows = await listReleases(
-      this.db,
-      decision === 'approve' ? 'APPROVED' : 'REJECTED',
-      actor.retailerPhone,
-    );
-    const view = rows.find((r) => Number(r.id) === id);
+    // Read back by id: the decision just committed, whatever else is queued or decided.
+    const view = await findRelease(this.db, id);
     if (!view) throw notFound(COLLECTIONS_MESSAGES.releaseNotFound);
     return releaseView(view);
   }

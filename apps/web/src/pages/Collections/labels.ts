@@ -3,7 +3,7 @@
  * server's messages (saved, stopped, refused…) are the contract's COLLECTIONS_MESSAGES, shown as the
  * server sends them.
  */
-import type { CollectionAction, CollectionSkip } from '@lendlock/contract';
+import type { CollectionAction, CollectionSkip, ReleaseState } from '@lendlock/contract';
 
 export const COLLECTIONS_LABELS = {
   tabs: { plan: "Today's Plan", policy: 'Policy', releases: 'Release approvals', holds: 'Holds' },
@@ -135,7 +135,12 @@ export const COLLECTIONS_LABELS = {
   releaseMode: (mode: string) => `Releases at the last instalment: ${mode}.`,
   releaseModeNote: 'The queue fills only while the policy releases after an operator approves.',
   noReleases: 'Nothing in this list.',
-  states: { AWAITING_APPROVAL: 'Awaiting approval', APPROVED: 'Approved', REJECTED: 'Rejected' },
+  states: {
+    AWAITING_APPROVAL: 'Awaiting approval',
+    APPROVED: 'Approved',
+    REJECTED: 'Rejected',
+    REFUSED: 'Refused (not sent)',
+  } satisfies Record<ReleaseState, string>,
   paidAt: 'Paid At',
   queuedAt: 'Queued At',
   decided: 'Decided',
