@@ -11,7 +11,8 @@ export const COLLECTIONS_MESSAGES = {
   policySaved: (version: number) => `Collections policy saved as version ${version}.`,
   policyUnchanged: 'The policy is the same as the current version: nothing was saved.',
   superadminOnly: 'Only a SUPERADMIN can change the collections policy.',
-  killSwitchOn: 'Collections stopped: no automated reminder, lock, unlock or release is sent.',
+  killSwitchOn:
+    'Collections stopped: no automated reminder or lock is sent. Unlocks on payment and approved releases still go.',
   killSwitchOff: 'Collections resumed.',
   killSwitchOffSuperadmin: 'Only a SUPERADMIN can resume collections.',
   killSwitchRetailer:
@@ -28,7 +29,6 @@ export const COLLECTIONS_MESSAGES = {
   releaseNotFound: 'No such release awaiting approval.',
   releaseDecided: 'This release has already been decided.',
   releaseRefused: (refusal: string) => `The release could not be sent: the device is ${refusal}.`,
-  releaseStopped: 'Collections are stopped (kill switch): no release can be approved now.',
   badTimeZone: 'Unknown time zone.',
   badTime: 'Expected a time as HH:MM (00:00 to 23:59).',
   quietHoursEmpty: 'Quiet hours must start and end at different times.',
@@ -46,11 +46,19 @@ export type CollectionAction = (typeof COLLECTION_ACTIONS)[number];
 export const collectionActionSchema = z.enum(COLLECTION_ACTIONS);
 
 /**
+ * Relief: the actions that lift what collections imposed. The kill switch (like quiet hours) stops the
+ * others — reminders, locks, restrictions — and never these: a customer who pays is unlocked, a paid loan
+ * released (automatically, or by an operator's approval), whether collections are stopped or not.
+ */
+export const COLLECTION_RELIEF = ['UNLOCK', 'RELEASE'] as const satisfies readonly CollectionAction[];
+
+/**
  * Why an action the policy asks for is not taken (the dry run counts them; the daily run records them):
  * - held: a per-device hold; excluded: the policy excludes its IMEI or retailer;
  * - recentPayment: a LOCK with a payment received in the last 24 hours;
  * - promiseToPay: a LOCK while the loan's promise-to-pay date is today or later;
- * - killSwitch: everything, while the kill switch is on; disabled: everything, while the policy is off;
+ * - killSwitch: a reminder or lock, while the kill switch is on (relief still goes: COLLECTION_RELIEF);
+ *   disabled: everything, while the policy is off;
  * - released: the device is released, de-enrolled or not registered;
  * - alreadyLocked: a LOCK of a device that is locked already (by collections or an operator).
  */

@@ -10,7 +10,8 @@
  *   chunk holds it shared: turning it on waits for the chunk, then cancels what it queued).
  * - The payment watcher: every few seconds, the payments after its durable cursor (and the last minute's,
  *   for late commits); for their loans, the plan's UNLOCK (arrears cleared on a device collections locked)
- *   and RELEASE (loan paid) go out at once, at single-command priority, quiet hours or not.
+ *   and RELEASE (loan paid) go out at once, at single-command priority, quiet hours or not, and kill switch
+ *   or not: they are relief (COLLECTION_RELIEF), which nothing that stops collections holds back.
  *
  * The clock is injected (`now`): the tests run a month in minutes.
  */
@@ -228,14 +229,15 @@ export class CollectionsEngine {
   }
 
   /**
-   * One pass of the payment watcher: unlocks and releases for the loans of new payments. Nothing while
-   * the kill switch is on or the policy off (the cursor waits: the payments are looked at once resumed).
+   * One pass of the payment watcher: unlocks and releases for the loans of new payments, whether the kill
+   * switch is on or not (relief). Nothing while the policy is off (the cursor waits: the payments are
+   * looked at once it is on).
    */
   async watchPayments(): Promise<number> {
     const { db } = this.options;
     const control = await readControl(db);
     const { version, policy } = await policyInForce(db);
-    if (control.kill_switch || !policy.enabled) return 0;
+    if (!policy.enabled) return 0;
     const payments = await paymentsToWatch(db, control.payment_cursor, 500);
     if (payments.length === 0) return 0;
     const latest = new Map<number, number>();
@@ -244,7 +246,6 @@ export class CollectionsEngine {
     const now = this.now();
     const { date } = lenderClock(policy.timeZone, now);
     const taken = await inTransaction(db, async (trx) => {
-      if ((await readControl(trx, 'share')).kill_switch) return null;
       const rows = await planRows(trx, {
         date,
         now,
@@ -271,7 +272,6 @@ export class CollectionsEngine {
       await advancePaymentCursor(trx, maxId);
       return result;
     });
-    if (!taken) return 0;
     this.afterCommit(taken);
     return taken.requests.length;
   }

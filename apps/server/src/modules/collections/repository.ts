@@ -8,7 +8,13 @@
  * oldest unpaid instalment due before the day; the unpaid amount of the instalments due before the day),
  * computed in SQL for a million loans at once; collections-month.test.ts checks the plan against them.
  */
-import type { CollectionAction, CollectionSkip, CollectionsPolicy, ReleaseState } from '@lendlock/contract';
+import {
+  COLLECTION_RELIEF,
+  type CollectionAction,
+  type CollectionSkip,
+  type CollectionsPolicy,
+  type ReleaseState,
+} from '@lendlock/contract';
 import { type Kysely, type RawBuilder, sql, type Transaction } from 'kysely';
 import type { CollectionActionState, CollectionRunState, DB } from '../../db/types';
 import { daysOverdueSql, overdueSinceSql } from '../loans/repository';
@@ -153,7 +159,7 @@ function planItems(p: PlanParams): RawBuilder<unknown> {
   const skipped = sql`CASE
       WHEN x.done THEN x.done_skip
       WHEN f.gone THEN 'released'
-      WHEN ${p.killSwitch}::boolean THEN 'killSwitch'
+      WHEN ${p.killSwitch}::boolean AND x.kind <> ALL(${[...COLLECTION_RELIEF]}::text[]) THEN 'killSwitch'
       WHEN NOT ${policy.enabled}::boolean THEN 'disabled'
       WHEN f.held THEN 'held'
       WHEN f.excluded THEN 'excluded'
@@ -430,7 +436,7 @@ export async function paymentsToWatch(
   return result.rows.map((r) => ({ id: Number(r.id), loan_id: Number(r.loan_id) }));
 }
 
-// ---- Automated commands still QUEUED (the kill switch cancels them) ----
+// ---- Automated commands still QUEUED (the kill switch cancels the harmful ones) ----
 
 export interface CancelledCommand {
   transaction_id: string;
@@ -448,7 +454,7 @@ export async function cancelQueuedCollections(
 ): Promise<CancelledCommand[]> {
   const rows = await sql<CancelledCommand>`
     UPDATE commands SET status = 'CANCELLED', result = ${result}, completed_at = now()
-    WHERE interface = 'C' AND status = 'QUEUED'
+    WHERE interface = 'C' AND status = 'QUEUED' AND command <> ALL(${[...COLLECTION_RELIEF]}::text[])
     RETURNING transaction_id, imei1, command, status, interface, batch_id, result`.execute(trx);
   return rows.rows;
 }

@@ -311,7 +311,8 @@ export class CollectionsService {
   /**
    * Turns the kill switch on (any ADMIN or SUPERADMIN of the lender: stopping is always allowed) or off
    * (SUPERADMIN only). On: the running daily run stops after its chunk under way, and every automated
-   * command still QUEUED is cancelled ('collections stopped'), with its webhook event.
+   * reminder and lock still QUEUED is cancelled ('collections stopped'), with its webhook event; a queued
+   * unlock or release (relief) stays queued.
    */
   async setKillSwitch(
     { actor, address }: Caller,
@@ -446,7 +447,7 @@ export class CollectionsService {
 
   /**
    * Approves (the RELEASE goes out through the one pipeline, the rule and the approver as its user) or
-   * rejects a release awaiting approval. Nothing is approved while the kill switch is on.
+   * rejects a release awaiting approval, kill switch or not: a release is relief (COLLECTION_RELIEF).
    */
   async decide(
     { actor, address }: Caller,
@@ -456,7 +457,6 @@ export class CollectionsService {
   ): Promise<ReleaseRequest> {
     const { commands } = this.options;
     const outcome = await inTransaction(this.db, async (trx) => {
-      const control = await readControl(trx, 'share');
       const row = await lockRelease(trx, id);
       if (!row || (actor.retailerPhone !== null && row.retailer_phone !== actor.retailerPhone))
         throw notFound(COLLECTIONS_MESSAGES.releaseNotFound);
@@ -488,7 +488,6 @@ export class CollectionsService {
         await audit('REJECTED', {});
         return { refusal: null, requests: [], outcomes: [] };
       }
-      if (control.kill_switch) throw conflict(COLLECTIONS_MESSAGES.releaseStopped);
       const requests = [
         {
           imei: row.imei1,
