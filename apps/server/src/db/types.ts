@@ -462,6 +462,13 @@ export interface CollectionControlTable {
   kill_reason: string | null;
   kill_changed_by: string | null;
   kill_changed_at: Date | null;
+  /** Unused since 0031 (collection_payment_watch); kept for instances not yet upgraded. */
+  payment_cursor: WithDefault<number>;
+}
+
+/** 0031: the payment watcher's cursor, one row, locked by the pass under way (SKIP LOCKED). */
+export interface CollectionPaymentWatchTable {
+  id: Generated<boolean>;
   payment_cursor: WithDefault<number>;
 }
 
@@ -556,6 +563,7 @@ export interface DB {
   loan_payments: LoanPaymentsTable;
   collection_policies: CollectionPoliciesTable;
   collection_control: CollectionControlTable;
+  collection_payment_watch: CollectionPaymentWatchTable;
   collection_holds: CollectionHoldsTable;
   collection_runs: CollectionRunsTable;
   collection_actions: CollectionActionsTable;

@@ -22,6 +22,7 @@ import * as m0023 from './0023_collections';
 import * as m0024 from './0024_batch_history';
 import * as m0026 from './0026_one_wallpaper_grant';
 import * as m0027 from './0027_offline_since';
+import * as m0031 from './0031_collections_retries';
 
 /** Every migration, in order. Names are versions: never rename or edit one that has shipped. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -48,4 +49,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0024_batch_history': m0024,
   '0026_one_wallpaper_grant': m0026,
   '0027_offline_since': m0027,
+  '0031_collections_retries': m0031,
 };

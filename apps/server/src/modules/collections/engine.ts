@@ -42,6 +42,7 @@ import {
   releaseLease,
   stopStaleRuns,
   takeLease,
+  takePaymentCursor,
 } from './repository';
 
 export const RUN_NOTES = {
@@ -231,21 +232,23 @@ export class CollectionsEngine {
   /**
    * One pass of the payment watcher: unlocks and releases for the loans of new payments, whether the kill
    * switch is on or not (relief). Nothing while the policy is off (the cursor waits: the payments are
-   * looked at once it is on).
+   * looked at once it is on). One transaction holds the watcher's cursor row (SKIP LOCKED): while another
+   * instance's pass holds it, this one does nothing — two watchers never wait for each other, and the
+   * watcher never locks the control row (the kill switch's, which the daily run's chunks hold shared).
    */
   async watchPayments(): Promise<number> {
     const { db } = this.options;
-    const control = await readControl(db);
     const { version, policy } = await policyInForce(db);
     if (!policy.enabled) return 0;
-    const payments = await paymentsToWatch(db, control.payment_cursor, 500);
-    if (payments.length === 0) return 0;
-    const latest = new Map<number, number>();
-    for (const p of payments) latest.set(p.loan_id, Math.max(latest.get(p.loan_id) ?? 0, p.id));
-    const maxId = Math.max(...payments.map((p) => p.id));
     const now = this.now();
     const { date } = lenderClock(policy.timeZone, now);
     const taken = await inTransaction(db, async (trx) => {
+      const cursor = await takePaymentCursor(trx);
+      if (cursor === undefined) return null;
+      const payments = await paymentsToWatch(trx, cursor, 500);
+      if (payments.length === 0) return null;
+      const latest = new Map<number, number>();
+      for (const p of payments) latest.set(p.loan_id, Math.max(latest.get(p.loan_id) ?? 0, p.id));
       const rows = await planRows(trx, {
         date,
         now,
@@ -269,9 +272,10 @@ export class CollectionsEngine {
           record: this.recordOptions(),
         },
       );
-      await advancePaymentCursor(trx, maxId);
+      await advancePaymentCursor(trx, Math.max(...payments.map((p) => p.id)));
       return result;
     });
+    if (!taken) return 0;
     this.afterCommit(taken);
     return taken.requests.length;
   }

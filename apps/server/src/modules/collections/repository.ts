@@ -373,31 +373,29 @@ export async function insertPolicy(
     .executeTakeFirstOrThrow();
 }
 
-// ---- Control: the kill switch and the payment cursor ----
+// ---- Control: the kill switch; the payment watcher's cursor ----
 
 export interface ControlRow {
   kill_switch: boolean;
   kill_reason: string | null;
   kill_changed_by: string | null;
   kill_changed_at: Date | null;
-  payment_cursor: number;
 }
 
 /** The control row; `lock`: FOR UPDATE (policy saves and the kill switch), `share`: FOR SHARE (a chunk). */
 export async function readControl(db: Db, lock: 'update' | 'share' | null = null): Promise<ControlRow> {
   const query = db
     .selectFrom('collection_control')
-    .select(['kill_switch', 'kill_reason', 'kill_changed_by', 'kill_changed_at', 'payment_cursor']);
+    .select(['kill_switch', 'kill_reason', 'kill_changed_by', 'kill_changed_at']);
   const locked = lock === 'update' ? query.forUpdate() : lock === 'share' ? query.forShare() : query;
-  const row = await locked.executeTakeFirstOrThrow();
-  return { ...row, payment_cursor: Number(row.payment_cursor) };
+  return locked.executeTakeFirstOrThrow();
 }
 
 export async function setKillSwitch(
   trx: Transaction<DB>,
   values: { on: boolean; reason: string; changedBy: string },
 ): Promise<ControlRow> {
-  const row = await trx
+  return trx
     .updateTable('collection_control')
     .set({
       kill_switch: values.on,
@@ -405,15 +403,28 @@ export async function setKillSwitch(
       kill_changed_by: values.changedBy,
       kill_changed_at: sql<Date>`now()` as unknown as Date,
     })
-    .returning(['kill_switch', 'kill_reason', 'kill_changed_by', 'kill_changed_at', 'payment_cursor'])
+    .returning(['kill_switch', 'kill_reason', 'kill_changed_by', 'kill_changed_at'])
     .executeTakeFirstOrThrow();
-  return { ...row, payment_cursor: Number(row.payment_cursor) };
 }
 
-/** Moves the payment cursor forward (never back: another instance's watcher may be ahead). */
-export async function advancePaymentCursor(db: Db, to: number): Promise<void> {
-  await db
-    .updateTable('collection_control')
+/**
+ * The payment watcher's cursor, locked for the caller's transaction; undefined when another instance's
+ * watcher holds it (SKIP LOCKED: that pass does the work, this one skips, nothing waits).
+ */
+export async function takePaymentCursor(trx: Transaction<DB>): Promise<number | undefined> {
+  const row = await trx
+    .selectFrom('collection_payment_watch')
+    .select('payment_cursor')
+    .forUpdate()
+    .skipLocked()
+    .executeTakeFirst();
+  return row ? Number(row.payment_cursor) : undefined;
+}
+
+/** Moves the payment cursor forward (never back), in the transaction that took it. */
+export async function advancePaymentCursor(trx: Transaction<DB>, to: number): Promise<void> {
+  await trx
+    .updateTable('collection_payment_watch')
     .set({ payment_cursor: sql<number>`greatest(payment_cursor, ${to})` as unknown as number })
     .execute();
 }
