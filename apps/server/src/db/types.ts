@@ -499,7 +499,16 @@ export interface CollectionRunsTable {
   finished_at: Date | null;
 }
 
-export type CollectionActionState = 'ISSUED' | 'REFUSED' | 'SKIPPED' | 'AWAITING_APPROVAL' | 'REJECTED';
+export type CollectionActionState =
+  | 'ISSUED'
+  | 'REFUSED'
+  | 'SKIPPED'
+  | 'AWAITING_APPROVAL'
+  | 'REJECTED'
+  /** 0031: a command of the action failed; it is sent again (COLLECTIONS_RETRY). */
+  | 'RETRYING'
+  /** 0031: given up: every attempt failed, the day ended, or the plan no longer asks for it. */
+  | 'FAILED';
 
 export interface CollectionActionsTable {
   id: Generated<number>;
@@ -523,6 +532,10 @@ export interface CollectionActionsTable {
   decided_by: string | null;
   decided_by_user_id: number | null;
   decided_at: Date | null;
+  /** 0031: commands sent for the action (retries included). */
+  attempts: WithDefault<number>;
+  /** 0031: when the next attempt is due (RETRYING); null when none is waiting. */
+  retry_at: Date | null;
 }
 
 export interface DB {

@@ -53,6 +53,32 @@ export const collectionActionSchema = z.enum(COLLECTION_ACTIONS);
 export const COLLECTION_RELIEF = ['UNLOCK', 'RELEASE'] as const satisfies readonly CollectionAction[];
 
 /**
+ * The retry rule of a failed automated action (README § Collections on autopilot): a LOCK, UNLOCK or
+ * RELEASE whose command the device reports FAILED is sent again after 5, then 15, then 45 minutes — at
+ * most `maxAttempts` attempts in all — within the lender's day it was taken, and only while the plan still
+ * asks for it (a lock whose loan was paid meanwhile is not retried). A lock also waits out the quiet hours
+ * and the kill switch; relief does not. Each failed attempt is counted, announced and shown.
+ */
+export const COLLECTIONS_RETRY = {
+  actions: ['LOCK', 'UNLOCK', 'RELEASE'] as const satisfies readonly CollectionAction[],
+  backoffMinutes: [5, 15, 45] as const,
+  maxAttempts: 4,
+} as const;
+
+/**
+ * A recorded action whose command failed: RETRYING (an attempt failed; another goes out, or is out) or
+ * FAILED (given up: every attempt failed, the lender's day ended, or the plan no longer asks for it).
+ */
+export const ACTION_FAILURE_STATES = ['RETRYING', 'FAILED'] as const;
+export const actionFailureSchema = z.object({
+  state: z.enum(ACTION_FAILURE_STATES),
+  /** Attempts sent so far (the first one included), of at most `of`. */
+  attempts: z.number().int(),
+  of: z.number().int(),
+});
+export type ActionFailure = z.infer<typeof actionFailureSchema>;
+
+/**
  * Why an action the policy asks for is not taken (the dry run counts them; the daily run records them):
  * - held: a per-device hold; excluded: the policy excludes its IMEI or retailer;
  * - recentPayment: a LOCK with a payment received in the last 24 hours;
@@ -203,6 +229,8 @@ export const planItemSchema = z.object({
    * as `skipped` says; the rest of the item is what the plan computes now.
    */
   done: z.boolean(),
+  /** Done, but its command failed on the device: being retried, or given up (COLLECTIONS_RETRY). */
+  failure: actionFailureSchema.nullable(),
 });
 export type PlanItem = z.infer<typeof planItemSchema>;
 
@@ -407,6 +435,41 @@ export const decideReleaseResponseSchema = z.object({
   status: z.literal('success'),
   message: z.string(),
   release: releaseRequestSchema,
+});
+
+// ---- Failed automated actions (Device Details) ----
+
+export const failedActionSchema = z.object({
+  /** The action's id. */
+  id: z.number(),
+  imei: z.string(),
+  loanRef: z.string(),
+  action: collectionActionSchema,
+  rule: z.string(),
+  /** The lender's day it was taken, YYYY-MM-DD. */
+  actionDate: z.string(),
+  state: z.enum(ACTION_FAILURE_STATES),
+  attempts: z.number().int(),
+  maxAttempts: z.number().int(),
+  /** When the next attempt is due (RETRYING, waiting); null otherwise. */
+  retryAt: z.string().nullable(),
+  /** Why the last attempt failed (the device's result), or why it was given up. */
+  result: z.string().nullable(),
+  /** The last attempt's command. */
+  transactionId: z.string().nullable(),
+});
+export type FailedAction = z.infer<typeof failedActionSchema>;
+
+/**
+ * `GET /api/v2/collections/failures?imei=` (either IMEI): the device's automated actions whose commands
+ * failed, retrying or given up, newest first (at most 50). Another retailer's device: an empty list.
+ */
+export const listFailuresQuerySchema = z.object({
+  imei: z.string().regex(/^\d{15}$/, 'Please provide a 15 digit IMEI number'),
+});
+export const listFailuresResponseSchema = z.object({
+  status: z.literal('success'),
+  items: z.array(failedActionSchema),
 });
 
 // ---- Daily runs ----

@@ -13,19 +13,37 @@
  *   and RELEASE (loan paid) go out at once, at single-command priority, quiet hours or not, and kill switch
  *   or not: they are relief (COLLECTION_RELIEF), which nothing that stops collections holds back.
  *
+ * - The retry pass (with each look at the daily run): a LOCK, UNLOCK or RELEASE whose command failed on
+ *   the device is sent again after a backoff, within its lender's day, while the plan still asks for it
+ *   (COLLECTIONS_RETRY); each failed attempt is counted (`failed`), announced (collections.action.failed)
+ *   and shown (the plan's `failure`, Device Details). A lock waits out quiet hours and the kill switch.
+ *
  * The clock is injected (`now`): the tests run a month in minutes.
  */
 import { randomBytes } from 'node:crypto';
-import { addPlanCounts, emptyPlanCounts, lenderClock, type PlanCounts, runMaySend } from '@lendlock/contract';
+import {
+  addPlanCounts,
+  COLLECTION_RELIEF,
+  COLLECTIONS_RETRY,
+  type CollectionAction,
+  type CollectionsPolicy,
+  emptyPlanCounts,
+  lenderClock,
+  type PlanCounts,
+  runMaySend,
+} from '@lendlock/contract';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
+import type { Counter } from 'prom-client';
 import { PRIORITY_BULK, PRIORITY_SINGLE } from '../../db/priority';
 import { inTransaction } from '../../db/transaction';
 import type { DB } from '../../db/types';
 import { Poller } from '../../lib/poller';
 import { appendAudit } from '../audit/repository';
+import { type CommandOutcome, type CommandRequest, recordCommandSet } from '../commands/issue';
 import type { CommandService } from '../commands/service';
-import type { EventSink } from '../webhooks/events';
+import { actionFailedEvent, type EventSink } from '../webhooks/events';
+import type { EventRecord } from '../webhooks/repository';
 import { policyInForce, type Taken, takeActions } from './plan';
 import {
   advancePaymentCursor,
@@ -43,6 +61,9 @@ import {
   stopStaleRuns,
   takeLease,
   takePaymentCursor,
+  type UnsettledAction,
+  unsettledActions,
+  updateAction,
 } from './repository';
 
 export const RUN_NOTES = {
@@ -50,6 +71,14 @@ export const RUN_NOTES = {
   disabled: 'stopped: the policy was switched off',
   dayEnded: 'the lender’s day ended before the run finished',
 } as const;
+
+/** Why a failed action was given up without a further attempt (its `note`). */
+export const RETRY_NOTES = {
+  dayEnded: 'not retried: the lender’s day ended',
+  notDue: (skipped: string | null) => `not retried: ${skipped ?? 'the plan no longer asks for it'}`,
+} as const;
+
+const IN_FLIGHT = new Set(['QUEUED', 'SENT', 'DELIVERED']);
 
 export interface EngineOptions {
   db: Kysely<DB>;
@@ -71,6 +100,8 @@ export interface EngineOptions {
   instanceId?: string;
   /** Called after each committed chunk (tests: a crash, or the kill switch, between two chunks). */
   afterChunk?: (chunk: number) => void | Promise<void>;
+  /** Failed attempts of automated actions, by action (`lendlock_collections_failed_total`). */
+  failed?: Pick<Counter<'action'>, 'inc'>;
 }
 
 export const DEFAULT_CHUNK_SIZE = 5_000;
@@ -97,6 +128,11 @@ export class CollectionsEngine {
         await this.runDaily();
       } catch (error) {
         options.log.error({ err: error }, 'collections: daily run failed');
+      }
+      try {
+        await this.retryFailed();
+      } catch (error) {
+        options.log.error({ err: error }, 'collections: retry pass failed');
       }
     }, options.runCheckMs ?? 30_000);
     this.watchPoller = new Poller(async () => {
@@ -278,6 +314,157 @@ export class CollectionsEngine {
     if (!taken) return 0;
     this.afterCommit(taken);
     return taken.requests.length;
+  }
+
+  /**
+   * One retry pass (COLLECTIONS_RETRY): the day's LOCK, UNLOCK and RELEASE actions whose command failed.
+   * A failure seen for the first time is counted and announced, and the action is RETRYING (its next
+   * attempt due after the backoff) or FAILED (every attempt made, or its day is over). A retry due goes
+   * out if the plan — planned as if nothing were recorded that day — still asks for the same action, not
+   * skipped; otherwise the action is FAILED with why. A lock waits while the kill switch is on or in quiet
+   * hours (relief does not); nothing goes out while the policy is off. Returns the attempts sent.
+   */
+  async retryFailed(): Promise<number> {
+    const { db, events } = this.options;
+    const { policy } = await policyInForce(db);
+    const now = this.now();
+    const { date } = lenderClock(policy.timeZone, now);
+    const failedKinds: CollectionAction[] = [];
+    const done = await inTransaction(db, async (trx) => {
+      const actions = await unsettledActions(trx, date, 500);
+      const records: EventRecord[] = [];
+      const announce = (
+        a: UnsettledAction,
+        attempts: number,
+        final: boolean,
+        retryAt: Date | null,
+        result: string | null,
+      ) =>
+        records.push(
+          actionFailedEvent({
+            id: a.id,
+            imei1: a.imei1,
+            kind: a.kind,
+            loanRef: a.loan_ref,
+            rule: a.rule,
+            actionDate: a.action_date,
+            attempts,
+            maxAttempts: COLLECTIONS_RETRY.maxAttempts,
+            final,
+            retryAt,
+            transactionId: a.transaction_id,
+            result,
+          }),
+        );
+      const due: UnsettledAction[] = [];
+      for (const a of actions) {
+        if (a.command_status === 'EXECUTED') {
+          // A retry went through.
+          await updateAction(trx, a.id, { state: 'ISSUED', retryAt: null });
+        } else if (IN_FLIGHT.has(a.command_status)) {
+          // An attempt still on its way.
+        } else if (a.state === 'ISSUED' || a.retry_at === null) {
+          // An attempt failed (or a retry was cancelled or expired): counted, announced, scheduled.
+          const final = a.action_date !== date || a.attempts >= COLLECTIONS_RETRY.maxAttempts;
+          const wait = COLLECTIONS_RETRY.backoffMinutes[a.attempts - 1] ?? 0;
+          const retryAt = final ? null : new Date(now.getTime() + wait * 60_000);
+          const result = a.command_result ?? a.command_status;
+          await updateAction(trx, a.id, { state: final ? 'FAILED' : 'RETRYING', retryAt, note: result });
+          failedKinds.push(a.kind);
+          announce(a, a.attempts, final, retryAt, result);
+        } else if (a.action_date !== date) {
+          await updateAction(trx, a.id, { state: 'FAILED', retryAt: null, note: RETRY_NOTES.dayEnded });
+          announce(a, a.attempts, true, null, RETRY_NOTES.dayEnded);
+        } else if (a.retry_at.getTime() <= now.getTime()) {
+          due.push(a);
+        }
+      }
+      const retries = await this.retry(trx, due, { date, now, policy, announce });
+      if (records.length > 0) await events.emit(trx, records);
+      return { ...retries, events: records.length };
+    });
+    for (const kind of failedKinds) this.options.failed?.inc({ action: kind });
+    if (done.events > 0) events.wake();
+    if (done.requests.length > 0) this.options.commands.afterCommit(done.outcomes, done.requests);
+    return done.outcomes.filter((o) => o.recorded).length;
+  }
+
+  /** The retries due: sent again if the plan still asks for them, given up if not, or left to wait. */
+  private async retry(
+    trx: Transaction<DB>,
+    due: readonly UnsettledAction[],
+    ctx: {
+      date: string;
+      now: Date;
+      policy: CollectionsPolicy;
+      announce: (
+        a: UnsettledAction,
+        attempts: number,
+        final: boolean,
+        retryAt: Date | null,
+        result: string | null,
+      ) => void;
+    },
+  ): Promise<{ requests: CommandRequest[]; outcomes: CommandOutcome[] }> {
+    const { date, now, policy } = ctx;
+    if (due.length === 0 || !policy.enabled) return { requests: [], outcomes: [] };
+    const control = await readControl(trx);
+    const harmWaits = control.kill_switch || !runMaySend(policy, now);
+    const ready = due.filter((a) => !harmWaits || (COLLECTION_RELIEF as readonly string[]).includes(a.kind));
+    if (ready.length === 0) return { requests: [], outcomes: [] };
+    const rows = await planRows(trx, {
+      date,
+      now,
+      policy,
+      killSwitch: control.kill_switch,
+      retailerPhone: null,
+      range: { kind: 'loans', loanIds: [...new Set(ready.map((a) => a.loan_id))] },
+      ignoreToday: true,
+    });
+    const sending: UnsettledAction[] = [];
+    for (const a of ready) {
+      const item = rows.find((r) => Number(r.loan_id) === a.loan_id && r.kind === a.kind);
+      if (item && item.skipped === null) sending.push(a);
+      else {
+        const note = RETRY_NOTES.notDue(item?.skipped ?? null);
+        await updateAction(trx, a.id, { state: 'FAILED', retryAt: null, note });
+        ctx.announce(a, a.attempts, true, null, note);
+      }
+    }
+    const requests: CommandRequest[] = sending.map((a) => ({
+      imei: a.imei1,
+      command: a.kind as 'LOCK',
+      options: {},
+      iface: 'C',
+      priority: PRIORITY_SINGLE,
+      issuer: { label: a.rule, userId: null, keyId: null },
+      retailerPhone: null,
+      batchId: null,
+      audit: {
+        address: null,
+        details: { rule: a.rule, loanRef: a.loan_ref, attempt: a.attempts + 1, retryOf: a.transaction_id },
+      },
+    }));
+    const outcomes = await recordCommandSet(trx, requests, {
+      ...this.recordOptions(),
+      serverCommands: false,
+    });
+    for (const [index, a] of sending.entries()) {
+      const outcome = outcomes[index] as CommandOutcome;
+      if (outcome.recorded) {
+        await updateAction(trx, a.id, {
+          attempts: a.attempts + 1,
+          retryAt: null,
+          commandId: outcome.id,
+          transactionId: outcome.transactionId,
+        });
+      } else {
+        const note = RETRY_NOTES.notDue(outcome.refusal);
+        await updateAction(trx, a.id, { state: 'FAILED', retryAt: null, note });
+        ctx.announce(a, a.attempts, true, null, note);
+      }
+    }
+    return { requests, outcomes };
   }
 }
 

@@ -44,6 +44,11 @@ export interface PlanParams {
   range: PlanRange;
   /** Only these items: one action (not skipped), the skipped ones, or all. */
   filter?: CollectionAction | 'SKIPPED' | 'ALL';
+  /**
+   * Plan as if nothing were recorded yet that day (the retry pass: does the plan still ask for an action
+   * whose command failed?).
+   */
+  ignoreToday?: boolean;
   limit?: number;
 }
 
@@ -60,6 +65,9 @@ export interface PlanRow {
   kind: CollectionAction;
   skipped: CollectionSkip | null;
   done: boolean;
+  /** The day's recorded action's state and attempts (done items; 0031). */
+  done_state: CollectionActionState | null;
+  attempts: number | null;
   due_date: string | null;
   amount_minor: number | null;
   days_overdue: number;
@@ -116,10 +124,10 @@ function loanFacts(p: PlanParams): RawBuilder<unknown> {
       GROUP BY i.loan_id
     ) a ON a.loan_id = l.id
     LEFT JOIN (
-      SELECT c.loan_id, jsonb_object_agg(c.grp, jsonb_build_array(c.kind, c.skip_reason)
+      SELECT c.loan_id, jsonb_object_agg(c.grp, jsonb_build_array(c.kind, c.skip_reason, c.state, c.attempts)
           ORDER BY c.trigger_payment_id DESC) AS today
       FROM collection_actions c
-      WHERE c.action_date = ${date}::date AND ${rangeOf(sql`c.loan_id`)}
+      WHERE c.action_date = ${date}::date AND ${rangeOf(sql`c.loan_id`)} AND NOT ${p.ignoreToday === true}::boolean
       GROUP BY c.loan_id
     ) t ON t.loan_id = l.id
     LEFT JOIN devices d ON d.imei1 = l.imei
@@ -169,7 +177,7 @@ function planItems(p: PlanParams): RawBuilder<unknown> {
       END`;
   return sql`
     SELECT f.loan_id, f.loan_ref, f.imei, f.imei1, f.customer_name, f.retailer_phone, f.currency,
-      x.ord, x.kind, ${skipped} AS skipped, x.done,
+      x.ord, x.kind, ${skipped} AS skipped, x.done, x.done_state, x.attempts,
       CASE x.kind WHEN 'POST' THEN f.overdue_since WHEN 'LOCK' THEN f.overdue_since
         WHEN 'DUE' THEN ${date}::date WHEN 'PRE' THEN ${date}::date + ${pre}::int END::text AS due_date,
       CASE x.kind WHEN 'POST' THEN (SELECT (o.amount_minor - o.paid_minor)::float8 FROM loan_instalments o
@@ -181,7 +189,8 @@ function planItems(p: PlanParams): RawBuilder<unknown> {
     FROM (${loanFacts(p)}) f
     CROSS JOIN LATERAL (
       SELECT v.ord, v.grp, coalesce(f.today -> v.grp ->> 0, v.kind) AS kind,
-        (f.today -> v.grp) IS NOT NULL AS done, f.today -> v.grp ->> 1 AS done_skip
+        (f.today -> v.grp) IS NOT NULL AS done, f.today -> v.grp ->> 1 AS done_skip,
+        f.today -> v.grp ->> 2 AS done_state, (f.today -> v.grp ->> 3)::int AS attempts
       FROM (VALUES (1, 'REMIND', ${remind}), (2, 'LOCK', ${lock}), (3, 'UNLOCK', ${unlock}),
         (4, 'RELEASE', ${releaseKind})) AS v(ord, grp, kind)
     ) x
@@ -328,6 +337,105 @@ export async function setActionCommands(
       ${rows.map((r) => r.note)}::text[], ${rows.map((r) => r.commandId)}::bigint[],
       ${rows.map((r) => r.transactionId)}::text[]) AS v(id, state, note, command_id, transaction_id)
     WHERE a.id = v.id`.execute(trx);
+}
+
+// ---- Failed automated actions: the retry pass, Device Details ----
+
+/** A device action (LOCK, UNLOCK, RELEASE) not settled yet, with its latest command. */
+export interface UnsettledAction {
+  id: number;
+  loan_id: number;
+  loan_ref: string;
+  imei1: string;
+  kind: CollectionAction;
+  action_date: string;
+  state: 'ISSUED' | 'RETRYING';
+  attempts: number;
+  retry_at: Date | null;
+  rule: string;
+  transaction_id: string | null;
+  command_status: string;
+  command_result: string | null;
+}
+
+/**
+ * The device actions of the lender's day (and the day before, to give them up) that the retry pass has to
+ * look at: an ISSUED one whose command FAILED, and every RETRYING one. Locked for the caller's transaction;
+ * those another instance's pass holds are skipped.
+ */
+export async function unsettledActions(
+  trx: Transaction<DB>,
+  date: string,
+  limit: number,
+): Promise<UnsettledAction[]> {
+  const result = await sql<UnsettledAction>`
+    SELECT a.id, a.loan_id, l.loan_ref, a.imei1, a.kind, a.action_date::text AS action_date, a.state,
+      a.attempts, a.retry_at, a.rule, a.transaction_id, c.status AS command_status, c.result AS command_result
+    FROM collection_actions a
+    JOIN commands c ON c.id = a.command_id
+    JOIN loans l ON l.id = a.loan_id
+    WHERE a.action_date >= ${date}::date - 1 AND a.kind IN ('LOCK', 'UNLOCK', 'RELEASE')
+      AND a.state IN ('ISSUED', 'RETRYING') AND (a.state = 'RETRYING' OR c.status = 'FAILED')
+    ORDER BY a.id
+    LIMIT ${limit}
+    FOR UPDATE OF a SKIP LOCKED`.execute(trx);
+  return result.rows.map((r) => ({ ...r, id: Number(r.id), loan_id: Number(r.loan_id) }));
+}
+
+/** An action's new state after the retry pass looked at it (only the fields given change). */
+export async function updateAction(
+  trx: Transaction<DB>,
+  id: number,
+  values: {
+    state?: CollectionActionState;
+    attempts?: number;
+    retryAt?: Date | null;
+    note?: string | null;
+    commandId?: number;
+    transactionId?: string;
+  },
+): Promise<void> {
+  await trx
+    .updateTable('collection_actions')
+    .set({
+      ...(values.state !== undefined ? { state: values.state } : {}),
+      ...(values.attempts !== undefined ? { attempts: values.attempts } : {}),
+      ...(values.retryAt !== undefined ? { retry_at: values.retryAt } : {}),
+      ...(values.note !== undefined ? { note: values.note } : {}),
+      ...(values.commandId !== undefined ? { command_id: values.commandId } : {}),
+      ...(values.transactionId !== undefined ? { transaction_id: values.transactionId } : {}),
+    })
+    .where('id', '=', id)
+    .execute();
+}
+
+export interface FailedActionRow {
+  id: number;
+  imei1: string;
+  loan_ref: string;
+  kind: CollectionAction;
+  rule: string;
+  action_date: string;
+  state: 'RETRYING' | 'FAILED';
+  attempts: number;
+  retry_at: Date | null;
+  note: string | null;
+  command_result: string | null;
+  transaction_id: string | null;
+}
+
+/** A device's actions retrying or given up, newest first. */
+export async function deviceFailures(db: Db, imei1: string, limit: number): Promise<FailedActionRow[]> {
+  const result = await sql<FailedActionRow>`
+    SELECT a.id, a.imei1, l.loan_ref, a.kind, a.rule, a.action_date::text AS action_date, a.state,
+      a.attempts, a.retry_at, a.note, c.result AS command_result, a.transaction_id
+    FROM collection_actions a
+    JOIN loans l ON l.id = a.loan_id
+    LEFT JOIN commands c ON c.id = a.command_id
+    WHERE a.imei1 = ${imei1} AND a.state IN ('RETRYING', 'FAILED')
+    ORDER BY a.id DESC
+    LIMIT ${limit}`.execute(db);
+  return result.rows.map((r) => ({ ...r, id: Number(r.id) }));
 }
 
 // ---- Policy versions ----

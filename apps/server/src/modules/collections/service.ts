@@ -7,10 +7,12 @@
 import { Readable } from 'node:stream';
 import {
   COLLECTIONS_MESSAGES,
+  COLLECTIONS_RETRY,
   type CollectionsPolicy,
   type CollectionsPolicyVersion,
   type CollectionsRun,
   CSV_BOM,
+  type FailedAction,
   type Hold,
   type KillSwitch,
   lenderClock,
@@ -41,6 +43,7 @@ import {
   cancelQueuedCollections,
   decideRelease,
   deleteHold,
+  deviceFailures,
   findRelease,
   type HoldRow,
   insertPolicy,
@@ -539,6 +542,28 @@ export class CollectionsService {
     const view = await findRelease(this.db, id);
     if (!view) throw notFound(COLLECTIONS_MESSAGES.releaseNotFound);
     return releaseView(view);
+  }
+
+  // ---- Failed automated actions (Device Details) ----
+
+  /** A device's automated actions retrying or given up; another retailer's device: none. */
+  async failures(actor: Principal, imei: string): Promise<FailedAction[]> {
+    const device = await findDevice(this.db, imei);
+    if (!device || (actor.retailerPhone !== null && device.retailer_phone !== actor.retailerPhone)) return [];
+    return (await deviceFailures(this.db, device.imei1, 50)).map((row) => ({
+      id: row.id,
+      imei: row.imei1,
+      loanRef: row.loan_ref,
+      action: row.kind,
+      rule: row.rule,
+      actionDate: row.action_date,
+      state: row.state,
+      attempts: Number(row.attempts),
+      maxAttempts: COLLECTIONS_RETRY.maxAttempts,
+      retryAt: iso(row.retry_at),
+      result: row.note ?? row.command_result,
+      transactionId: row.transaction_id,
+    }));
   }
 
   // ---- Runs ----
