@@ -363,8 +363,13 @@ export class CollectionsEngine {
           await updateAction(trx, a.id, { state: 'ISSUED', retryAt: null });
         } else if (IN_FLIGHT.has(a.command_status)) {
           // An attempt still on its way.
+        } else if (a.command_status !== 'FAILED') {
+          // A retry cancelled (by an operator, or the kill switch) or expired: given up, not sent again.
+          const note = RETRY_NOTES.notDue(a.command_result ?? a.command_status);
+          await updateAction(trx, a.id, { state: 'FAILED', retryAt: null, note });
+          announce(a, a.attempts, true, null, note);
         } else if (a.state === 'ISSUED' || a.retry_at === null) {
-          // An attempt failed (or a retry was cancelled or expired): counted, announced, scheduled.
+          // An attempt failed on the device: counted, announced, and retried after the backoff.
           const final = a.action_date !== date || a.attempts >= COLLECTIONS_RETRY.maxAttempts;
           const wait = COLLECTIONS_RETRY.backoffMinutes[a.attempts - 1] ?? 0;
           const retryAt = final ? null : new Date(now.getTime() + wait * 60_000);
@@ -408,7 +413,9 @@ export class CollectionsEngine {
   ): Promise<{ requests: CommandRequest[]; outcomes: CommandOutcome[] }> {
     const { date, now, policy } = ctx;
     if (due.length === 0 || !policy.enabled) return { requests: [], outcomes: [] };
-    const control = await readControl(trx);
+    // The kill switch shared, as a chunk holds it: turning it on waits for this pass, then cancels the
+    // locks it queued (no lock recorded beside a kill switch the pass did not see).
+    const control = await readControl(trx, 'share');
     const harmWaits = control.kill_switch || !runMaySend(policy, now);
     const ready = due.filter((a) => !harmWaits || (COLLECTION_RELIEF as readonly string[]).includes(a.kind));
     if (ready.length === 0) return { requests: [], outcomes: [] };
