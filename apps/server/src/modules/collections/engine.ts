@@ -79,6 +79,8 @@ export const RETRY_NOTES = {
 } as const;
 
 const IN_FLIGHT = new Set(['QUEUED', 'SENT', 'DELIVERED']);
+/** Actions per transaction of the retry pass. */
+const RETRY_PAGE = 500;
 
 export interface EngineOptions {
   db: Kysely<DB>;
@@ -325,13 +327,29 @@ export class CollectionsEngine {
    * hours (relief does not); nothing goes out while the policy is off. Returns the attempts sent.
    */
   async retryFailed(): Promise<number> {
-    const { db, events } = this.options;
-    const { policy } = await policyInForce(db);
+    const { policy } = await policyInForce(this.options.db);
     const now = this.now();
+    let sent = 0;
+    // Page by page (by action id), each page in its own transaction.
+    for (let after = 0; ; ) {
+      const page = await this.retryPage(policy, now, after);
+      sent += page.sent;
+      if (page.last === null) return sent;
+      after = page.last;
+    }
+  }
+
+  /** One page of the retry pass: up to RETRY_PAGE actions after `after`; `last`: null when none was left. */
+  private async retryPage(
+    policy: CollectionsPolicy,
+    now: Date,
+    after: number,
+  ): Promise<{ sent: number; last: number | null }> {
+    const { db, events } = this.options;
     const { date } = lenderClock(policy.timeZone, now);
     const failedKinds: CollectionAction[] = [];
     const done = await inTransaction(db, async (trx) => {
-      const actions = await unsettledActions(trx, date, 500);
+      const actions = await unsettledActions(trx, { date, now, after, limit: RETRY_PAGE });
       const records: EventRecord[] = [];
       const announce = (
         a: UnsettledAction,
@@ -386,12 +404,13 @@ export class CollectionsEngine {
       }
       const retries = await this.retry(trx, due, { date, now, policy, announce });
       if (records.length > 0) await events.emit(trx, records);
-      return { ...retries, events: records.length };
+      const last = actions.length < RETRY_PAGE ? null : (actions.at(-1)?.id ?? null);
+      return { ...retries, events: records.length, last };
     });
     for (const kind of failedKinds) this.options.failed?.inc({ action: kind });
     if (done.events > 0) events.wake();
     if (done.requests.length > 0) this.options.commands.afterCommit(done.outcomes, done.requests);
-    return done.outcomes.filter((o) => o.recorded).length;
+    return { sent: done.outcomes.filter((o) => o.recorded).length, last: done.last };
   }
 
   /** The retries due: sent again if the plan still asks for them, given up if not, or left to wait. */

@@ -360,14 +360,15 @@ export interface UnsettledAction {
 
 /**
  * The device actions of the lender's day (and the day before, to give them up) that the retry pass has to
- * look at: an ISSUED one whose command FAILED, and every RETRYING one. Locked for the caller's transaction;
- * those another instance's pass holds are skipped.
+ * look at, after `after` by id: an ISSUED one whose command FAILED, and a RETRYING one unless it waits for
+ * its next attempt (`retry_at` after `now`, the engine's clock). Locked for the caller's transaction; those
+ * another instance's pass holds are skipped.
  */
 export async function unsettledActions(
   trx: Transaction<DB>,
-  date: string,
-  limit: number,
+  page: { date: string; now: Date; after: number; limit: number },
 ): Promise<UnsettledAction[]> {
+  const { date, now, after, limit } = page;
   const result = await sql<UnsettledAction>`
     SELECT a.id, a.loan_id, l.loan_ref, a.imei1, a.kind, a.action_date::text AS action_date, a.state,
       a.attempts, a.retry_at, a.rule, a.transaction_id, c.status AS command_status, c.result AS command_result
@@ -375,7 +376,9 @@ export async function unsettledActions(
     JOIN commands c ON c.id = a.command_id
     JOIN loans l ON l.id = a.loan_id
     WHERE a.action_date >= ${date}::date - 1 AND a.kind IN ('LOCK', 'UNLOCK', 'RELEASE')
-      AND a.state IN ('ISSUED', 'RETRYING') AND (a.state = 'RETRYING' OR c.status = 'FAILED')
+      AND a.state IN ('ISSUED', 'RETRYING') AND a.id > ${after}
+      AND (CASE WHEN a.state = 'ISSUED' THEN c.status = 'FAILED'
+        ELSE a.retry_at IS NULL OR a.retry_at <= ${now}::timestamptz OR a.action_date < ${date}::date END)
     ORDER BY a.id
     LIMIT ${limit}
     FOR UPDATE OF a SKIP LOCKED`.execute(trx);
