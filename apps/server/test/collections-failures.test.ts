@@ -29,6 +29,9 @@ const day = (n: number) => addDays(BASE, n - 1);
 const ist = (d: string, time: string) => new Date(`${d}T${time}:00+05:30`);
 const minutes = (date: Date, n: number) => new Date(date.getTime() + n * 60_000);
 
+/** The first instalment's day of each loan (default day 1): each device is first locked 2 days after. */
+const DUE: Record<string, number> = { waiting: 3, relief: 3, cancelled: 5 };
+
 const POLICY: CollectionsPolicy = {
   ...DEFAULT_COLLECTIONS_POLICY,
   enabled: true,
@@ -144,7 +147,7 @@ describe.each(databaseKinds())('failed automated actions on %s', (kind) => {
     });
     expect(endpoint.statusCode, endpoint.body).toBe(200);
     receiver.secret = endpoint.json().secret;
-    for (const name of ['failing', 'paying', 'waiting', 'relief']) {
+    for (const name of ['failing', 'paying', 'waiting', 'relief', 'cancelled']) {
       const d =
         name === 'relief'
           ? new SimulatedDevice(randomProfile(), {
@@ -166,7 +169,7 @@ describe.each(databaseKinds())('failed automated actions on %s', (kind) => {
         customerName: `Customer ${name}`,
         currency: 'INR',
         instalments: [
-          { dueDate: day(name === 'waiting' || name === 'relief' ? 3 : 1), amount: '1000.00' },
+          { dueDate: day(DUE[name] ?? 1), amount: '1000.00' },
           { dueDate: day(20), amount: '1000.00' },
         ],
       })),
@@ -355,5 +358,42 @@ describe.each(databaseKinds())('failed automated actions on %s', (kind) => {
       [1, false],
       [1, true],
     ]);
+  });
+
+  it('a retry an operator cancels is given up, not sent again', async () => {
+    const start = ist(day(7), '10:00');
+    clock = start;
+    expect((await engine.runDaily()).state).toBe('DONE');
+    await settled('cancelled');
+    await engine.retryFailed();
+    expect(await action('cancelled')).toMatchObject({ state: 'RETRYING', attempts: 1 });
+    await device('cancelled').disconnect();
+    await vi.waitFor(async () => {
+      const row = await suite.database.db
+        .selectFrom('devices')
+        .select('online')
+        .where('imei1', '=', device('cancelled').imei)
+        .executeTakeFirstOrThrow();
+      expect(row.online).toBe(false);
+    });
+    clock = minutes(start, 5);
+    expect(await engine.retryFailed()).toBeGreaterThanOrEqual(1);
+    const retry = await suite.database.db
+      .selectFrom('commands')
+      .select(['transaction_id', 'status'])
+      .where('imei1', '=', device('cancelled').imei)
+      .where('command', '=', 'LOCK')
+      .orderBy('id', 'desc')
+      .executeTakeFirstOrThrow();
+    expect(retry.status).toBe('QUEUED');
+    const cancel = await api(suite.admin.token, 'POST', '/api/v2/cancelCommand', {
+      transactionId: retry.transaction_id,
+    });
+    expect(cancel.statusCode, cancel.body).toBe(200);
+    await engine.retryFailed();
+    expect(await action('cancelled')).toMatchObject({ state: 'FAILED', attempts: 2 });
+    clock = minutes(start, 120);
+    await engine.retryFailed();
+    expect(await locks('cancelled')).toHaveLength(2);
   });
 });
