@@ -52,7 +52,7 @@ import { frameworkErrors, registerErrorHandling } from './plugins/errors';
 import { registerInputGuard } from './plugins/input-guard';
 import { registerKeyRateLimit } from './plugins/key-rate-limit';
 import { createMailer, type Mailer } from './plugins/mailer';
-import { registerMetrics } from './plugins/metrics';
+import { type Metrics, registerMetrics } from './plugins/metrics';
 import { registerOpenApi } from './plugins/openapi';
 import { registerSecurity } from './plugins/security';
 import { registerWeb } from './plugins/web';
@@ -76,6 +76,8 @@ export interface AppContext {
   /** Collections on autopilot: the API's side, and the daily run and payment watcher (modules/collections). */
   readonly collections: CollectionsService;
   readonly collectionsEngine: CollectionsEngine;
+  /** This instance's Prometheus metrics (plugins/metrics.ts). */
+  readonly metrics: Metrics;
   /** Webhook endpoints (modules/webhooks/service.ts). */
   readonly webhooks: WebhookService;
   /** Webhook events: written with what caused them, sent with retries by every instance. */
@@ -199,6 +201,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     batches: undefined as unknown as BatchService,
     collections: undefined as unknown as CollectionsService,
     collectionsEngine: undefined as unknown as CollectionsEngine,
+    metrics: undefined as unknown as Metrics,
     webhooks: undefined as unknown as WebhookService,
     webhookDelivery: undefined as unknown as WebhookDelivery,
     loans: new LoanService({ db: database.db, defaultTimeZone: config.reportTimeZone }),
@@ -261,16 +264,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     oneShotTtlMs: config.commandTtlMs,
     now: () => new Date(),
   });
-  const collectionsEngine = new CollectionsEngine({
-    db: database.db,
-    commands,
-    log: app.log,
-    events: webhookDelivery,
-    oneShotTtlMs: config.commandTtlMs,
-    watchMs: config.collectionsWatchMs,
-    runCheckMs: config.collectionsRunCheckMs,
-  });
-  Object.assign(ctx, { collections, collectionsEngine });
+  Object.assign(ctx, { collections });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
 
@@ -294,6 +288,18 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   registerErrorHandling(app, consoleFallback);
 
   const metrics = registerMetrics(app, { database, token: config.metricsToken });
+  // The collections engine counts failed actions in the metrics (so it is made after them).
+  const collectionsEngine = new CollectionsEngine({
+    db: database.db,
+    commands,
+    log: app.log,
+    events: webhookDelivery,
+    oneShotTtlMs: config.commandTtlMs,
+    watchMs: config.collectionsWatchMs,
+    runCheckMs: config.collectionsRunCheckMs,
+    failed: metrics.collectionsActionFailed,
+  });
+  Object.assign(ctx, { collectionsEngine, metrics });
   const mail = new MailOutbox({
     db: database.db,
     mailer: ctx.mailer,

@@ -81,6 +81,9 @@ describe('Prometheus metrics', () => {
     expect(text).toMatch(/^lendlock_batch_rows_remaining 0$/m);
     expect(text).toMatch(/^lendlock_mail_outbox_pending 0$/m);
     expect(text).toContain('lendlock_mail_failed_total{kind="password_reset"} 0');
+    // Failed automated collections actions, each action present from 0 (an alert sees the first one).
+    for (const action of ['LOCK', 'UNLOCK', 'RELEASE'])
+      expect(text).toContain(`lendlock_collections_failed_total{action="${action}"} 0`);
     expect(text).toMatch(/^lendlock_database_up 1$/m);
     expect(text).toMatch(/^lendlock_broker_connected 1$/m);
     expect(text).toContain('lendlock_instance_info{database="pglite",broker="embedded"} 1');

@@ -124,6 +124,7 @@ export const ROUTE_POLICIES: Readonly<Record<string, Access>> = {
   'POST /api/v2/collections/releases/:id/approve': admin(),
   'POST /api/v2/collections/releases/:id/reject': admin(),
   'GET /api/v2/collections/runs': admin(),
+  'GET /api/v2/collections/failures': admin(),
   // Loans and payments (modules/loans): ADMIN and SUPERADMIN import, record and reverse, in the console or with a
   // key; whoever may open Device Details reads a device's loan. A retailer's user reaches only that
   // retailer's devices' loans (checked in the service).

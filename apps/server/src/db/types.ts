@@ -480,6 +480,13 @@ export interface CollectionControlTable {
   kill_reason: string | null;
   kill_changed_by: string | null;
   kill_changed_at: Date | null;
+  /** Unused since 0031 (collection_payment_watch); kept for instances not yet upgraded. */
+  payment_cursor: WithDefault<number>;
+}
+
+/** 0031: the payment watcher's cursor, one row, locked by the pass under way (SKIP LOCKED). */
+export interface CollectionPaymentWatchTable {
+  id: Generated<boolean>;
   payment_cursor: WithDefault<number>;
 }
 
@@ -510,7 +517,16 @@ export interface CollectionRunsTable {
   finished_at: Date | null;
 }
 
-export type CollectionActionState = 'ISSUED' | 'REFUSED' | 'SKIPPED' | 'AWAITING_APPROVAL' | 'REJECTED';
+export type CollectionActionState =
+  | 'ISSUED'
+  | 'REFUSED'
+  | 'SKIPPED'
+  | 'AWAITING_APPROVAL'
+  | 'REJECTED'
+  /** 0031: a command of the action failed; it is sent again (COLLECTIONS_RETRY). */
+  | 'RETRYING'
+  /** 0031: given up: every attempt failed, the day ended, or the plan no longer asks for it. */
+  | 'FAILED';
 
 export interface CollectionActionsTable {
   id: Generated<number>;
@@ -534,6 +550,10 @@ export interface CollectionActionsTable {
   decided_by: string | null;
   decided_by_user_id: number | null;
   decided_at: Date | null;
+  /** 0031: commands sent for the action (retries included). */
+  attempts: WithDefault<number>;
+  /** 0031: when the next attempt is due (RETRYING); null when none is waiting. */
+  retry_at: Date | null;
 }
 
 export interface DB {
@@ -574,6 +594,7 @@ export interface DB {
   loan_payments: LoanPaymentsTable;
   collection_policies: CollectionPoliciesTable;
   collection_control: CollectionControlTable;
+  collection_payment_watch: CollectionPaymentWatchTable;
   collection_holds: CollectionHoldsTable;
   collection_runs: CollectionRunsTable;
   collection_actions: CollectionActionsTable;

@@ -1,13 +1,15 @@
 /**
  * Prometheus metrics at GET /metrics (issue 8: the figures to watch in production; issue 18: names and
  * types `promtool check metrics` accepts). Per instance: HTTP request latencies per route, device
- * acknowledgements by status and their latency from issue (histograms), mail given up. Read from the
+ * acknowledgements by status and their latency from issue (histograms), mail given up, failed attempts of
+ * automated collections actions. Read from the
  * database at scrape time through partial indexes (the same value on every instance): pending commands,
  * incomplete batches and the rows they have left, devices online, mail waiting in the outbox (ADR 0008: a
  * mail that cannot be sent is never silent). Node's default process metrics under their standard names.
  * Each app has its own registry (no module-level state). docs/operations.md#metrics lists them all.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { COLLECTIONS_RETRY } from '@lendlock/contract';
 import type { FastifyInstance } from 'fastify';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { Database } from '../db/database';
@@ -41,6 +43,8 @@ export interface Metrics {
   ackApplied(imei: string, ack: { id: string; status: string }): void;
   /** Mail given up by this instance's outbox worker, by kind. */
   mailFailed: Counter<'kind'>;
+  /** Failed attempts of automated collections actions seen by this instance's retry pass, by action. */
+  collectionsActionFailed: Counter<'action'>;
   /** The device channel's broker, whose connection `lendlock_broker_connected` reports. */
   watchBroker(kind: 'embedded' | 'external', connected: () => boolean): void;
 }
@@ -183,6 +187,13 @@ export function registerMetrics(app: FastifyInstance, { database, token }: Metri
   });
   // Present at 0 from the start, so that an alert on its increase sees the first failure.
   mailFailed.inc({ kind: 'password_reset' }, 0);
+  const collectionsActionFailed = new Counter({
+    name: 'lendlock_collections_failed_total',
+    help: 'Automated collections actions (LOCK, UNLOCK, RELEASE) whose command failed on the device, each attempt',
+    labelNames: ['action'],
+    registers: [registry],
+  });
+  for (const action of COLLECTIONS_RETRY.actions) collectionsActionFailed.inc({ action }, 0);
 
   app.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url ?? 'unknown';
@@ -214,6 +225,7 @@ export function registerMetrics(app: FastifyInstance, { database, token }: Metri
       }
     },
     mailFailed,
+    collectionsActionFailed,
     watchBroker(kind, connected) {
       broker = { kind, connected };
     },

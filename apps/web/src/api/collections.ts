@@ -1,16 +1,19 @@
 /**
  * Collections on autopilot (issue 19, README § Collections), under `v2/collections/`: the lender's policy
  * and its versions, the plan of a day (the dry run of an unsaved policy, Today's Plan) and its CSV, the
- * kill switch, per-device holds, the release approval queue and the daily runs. Every answer is parsed
+ * kill switch, per-device holds and failed automated actions, the release approval queue and the daily
+ * runs. Every answer is parsed
  * with the contract's schema; every query key names every parameter its fetch sends.
  */
 import {
   type CollectionsPolicy,
   type CollectionsRun,
   decideReleaseResponseSchema,
+  type FailedAction,
   getCollectionsPolicyResponseSchema,
   getKillSwitchResponseSchema,
   type Hold,
+  listFailuresResponseSchema,
   listHoldsResponseSchema,
   listPolicyVersionsResponseSchema,
   listReleasesResponseSchema,
@@ -53,6 +56,8 @@ export const collectionKeys = {
   killSwitch: () => [...collectionKeys.all, 'killSwitch'] as const,
   /** Every hold (null), or one device's (either of its IMEIs). */
   holds: (imei: string | null) => [...collectionKeys.all, 'holds', imei] as const,
+  /** One device's automated actions retrying or given up (its IMEI 1). */
+  failures: (imei: string) => [...collectionKeys.all, 'failures', imei] as const,
   releases: (state: ReleaseState) => [...collectionKeys.all, 'releases', state] as const,
   runs: () => [...collectionKeys.all, 'runs'] as const,
 };
@@ -157,6 +162,15 @@ export function listHolds(api: ApiClient, imei: string | null, signal?: AbortSig
   const path = imei ? `${BASE}/holds?imei=${encodeURIComponent(imei)}` : `${BASE}/holds`;
   return api
     .call(path, { parse: (body) => listHoldsResponseSchema.parse(body), ...withSignal(signal) })
+    .then((reply) => reply.items);
+}
+
+export function listFailures(api: ApiClient, imei: string, signal?: AbortSignal): Promise<FailedAction[]> {
+  return api
+    .call(`${BASE}/failures?imei=${encodeURIComponent(imei)}`, {
+      parse: (body) => listFailuresResponseSchema.parse(body),
+      ...withSignal(signal),
+    })
     .then((reply) => reply.items);
 }
 

@@ -12,7 +12,8 @@ export const COLLECTIONS_MESSAGES = {
   policySaved: (version: number) => `Collections policy saved as version ${version}.`,
   policyUnchanged: 'The policy is the same as the current version: nothing was saved.',
   superadminOnly: 'Only a SUPERADMIN can change the collections policy.',
-  killSwitchOn: 'Collections stopped: no automated reminder, lock, unlock or release is sent.',
+  killSwitchOn:
+    'Collections stopped: no automated reminder or lock is sent. Unlocks on payment and approved releases still go.',
   killSwitchOff: 'Collections resumed.',
   killSwitchOffSuperadmin: 'Only a SUPERADMIN can resume collections.',
   killSwitchRetailer:
@@ -29,7 +30,6 @@ export const COLLECTIONS_MESSAGES = {
   releaseNotFound: 'No such release awaiting approval.',
   releaseDecided: 'This release has already been decided.',
   releaseRefused: (refusal: string) => `The release could not be sent: the device is ${refusal}.`,
-  releaseStopped: 'Collections are stopped (kill switch): no release can be approved now.',
   releaseNotPaid:
     'The loan is no longer paid (a payment was reversed): its release cannot be approved. Reject it instead.',
   badTimeZone: 'Unknown time zone.',
@@ -51,12 +51,46 @@ export type CollectionAction = (typeof COLLECTION_ACTIONS)[number];
 export const collectionActionSchema = z.enum(COLLECTION_ACTIONS);
 
 /**
+ * Relief: the actions that lift what collections imposed. The kill switch (like quiet hours) stops the
+ * others — reminders, locks, restrictions — and never these: a customer who pays is unlocked, a paid loan
+ * released (automatically, or by an operator's approval), whether collections are stopped or not.
+ */
+export const COLLECTION_RELIEF = ['UNLOCK', 'RELEASE'] as const satisfies readonly CollectionAction[];
+
+/**
+ * The retry rule of a failed automated action (README § Collections on autopilot): a LOCK, UNLOCK or
+ * RELEASE whose command the device reports FAILED is sent again after 5, then 15, then 45 minutes — at
+ * most `maxAttempts` attempts in all — within the lender's day it was taken, and only while the plan still
+ * asks for it (a lock whose loan was paid meanwhile is not retried). A lock also waits out the quiet hours
+ * and the kill switch; relief does not. Each failed attempt is counted, announced and shown.
+ */
+export const COLLECTIONS_RETRY = {
+  actions: ['LOCK', 'UNLOCK', 'RELEASE'] as const satisfies readonly CollectionAction[],
+  backoffMinutes: [5, 15, 45] as const,
+  maxAttempts: 4,
+} as const;
+
+/**
+ * A recorded action whose command failed: RETRYING (an attempt failed; another goes out, or is out) or
+ * FAILED (given up: every attempt failed, the lender's day ended, or the plan no longer asks for it).
+ */
+export const ACTION_FAILURE_STATES = ['RETRYING', 'FAILED'] as const;
+export const actionFailureSchema = z.object({
+  state: z.enum(ACTION_FAILURE_STATES),
+  /** Attempts sent so far (the first one included), of at most `of`. */
+  attempts: z.number().int(),
+  of: z.number().int(),
+});
+export type ActionFailure = z.infer<typeof actionFailureSchema>;
+
+/**
  * Why an action the policy asks for is not taken (the dry run counts them; the daily run records them):
  * - held: a per-device hold; excluded: the policy excludes its IMEI or retailer;
  * - recentPayment: a LOCK of a loan whose payments paid (by their paid_at) in the 24 hours before the
  *   engine's clock, reversed ones aside, cover the policy's minimum (`lockPause`);
  * - promiseToPay: a LOCK while the loan's promise-to-pay date is today or later;
- * - killSwitch: everything, while the kill switch is on; disabled: everything, while the policy is off;
+ * - killSwitch: a reminder or lock, while the kill switch is on (relief still goes: COLLECTION_RELIEF);
+ *   disabled: everything, while the policy is off;
  * - released: the device is released, de-enrolled or not registered;
  * - alreadyLocked: a LOCK of a device that is locked already (by collections or an operator);
  * - operatorUnlock: a LOCK of a device an operator unlocked, until an instalment due on or after the day
@@ -227,6 +261,8 @@ export const planItemSchema = z.object({
    * as `skipped` says; the rest of the item is what the plan computes now.
    */
   done: z.boolean(),
+  /** Done, but its command failed on the device: being retried, or given up (COLLECTIONS_RETRY). */
+  failure: actionFailureSchema.nullable(),
 });
 export type PlanItem = z.infer<typeof planItemSchema>;
 
@@ -383,7 +419,13 @@ export const putHoldResponseSchema = z.object({
 
 // ---- Release approval queue ----
 
-export const RELEASE_STATES = ['AWAITING_APPROVAL', 'APPROVED', 'REJECTED'] as const;
+/**
+ * A release's state: awaiting an operator; approved (its RELEASE issued after the decision); rejected; or
+ * refused (approved, but the command could not be recorded: the device is not registered, or released).
+ * The server reads each from the action's row by one mapping (collections/repository.ts).
+ */
+export const RELEASE_STATES = ['AWAITING_APPROVAL', 'APPROVED', 'REJECTED', 'REFUSED'] as const;
+export type ReleaseState = (typeof RELEASE_STATES)[number];
 export const releaseRequestSchema = z.object({
   /** The action's id. */
   id: z.number(),
@@ -426,6 +468,41 @@ export const decideReleaseResponseSchema = z.object({
   status: z.literal('success'),
   message: z.string(),
   release: releaseRequestSchema,
+});
+
+// ---- Failed automated actions (Device Details) ----
+
+export const failedActionSchema = z.object({
+  /** The action's id. */
+  id: z.number(),
+  imei: z.string(),
+  loanRef: z.string(),
+  action: collectionActionSchema,
+  rule: z.string(),
+  /** The lender's day it was taken, YYYY-MM-DD. */
+  actionDate: z.string(),
+  state: z.enum(ACTION_FAILURE_STATES),
+  attempts: z.number().int(),
+  maxAttempts: z.number().int(),
+  /** When the next attempt is due (RETRYING, waiting); null otherwise. */
+  retryAt: z.string().nullable(),
+  /** Why the last attempt failed (the device's result), or why it was given up. */
+  result: z.string().nullable(),
+  /** The last attempt's command. */
+  transactionId: z.string().nullable(),
+});
+export type FailedAction = z.infer<typeof failedActionSchema>;
+
+/**
+ * `GET /api/v2/collections/failures?imei=` (either IMEI): the device's automated actions whose commands
+ * failed, retrying or given up, newest first (at most 50). Another retailer's device: an empty list.
+ */
+export const listFailuresQuerySchema = z.object({
+  imei: z.string().regex(/^\d{15}$/, 'Please provide a 15 digit IMEI number'),
+});
+export const listFailuresResponseSchema = z.object({
+  status: z.literal('success'),
+  items: z.array(failedActionSchema),
 });
 
 // ---- Daily runs ----

@@ -15,6 +15,7 @@ export const WEBHOOK_EVENTS = [
   'device.deenrolled',
   'device.released',
   'device.offline',
+  'collections.action.failed',
 ] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 export const webhookEventSchema = z.enum(WEBHOOK_EVENTS);

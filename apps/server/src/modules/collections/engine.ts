@@ -10,21 +10,40 @@
  *   chunk holds it shared: turning it on waits for the chunk, then cancels what it queued).
  * - The payment watcher: every few seconds, the payments after its durable cursor (and the last minute's,
  *   for late commits); for their loans, the plan's UNLOCK (arrears cleared on a device collections locked)
- *   and RELEASE (loan paid) go out at once, at single-command priority, quiet hours or not.
+ *   and RELEASE (loan paid) go out at once, at single-command priority, quiet hours or not, and kill switch
+ *   or not: they are relief (COLLECTION_RELIEF), which nothing that stops collections holds back.
+ *
+ * - The retry pass (with each look at the daily run): a LOCK, UNLOCK or RELEASE whose command failed on
+ *   the device is sent again after a backoff, within its lender's day, while the plan still asks for it
+ *   (COLLECTIONS_RETRY); each failed attempt is counted (`failed`), announced (collections.action.failed)
+ *   and shown (the plan's `failure`, Device Details). A lock waits out quiet hours and the kill switch.
  *
  * The clock is injected (`now`): the tests run a month in minutes.
  */
 import { randomBytes } from 'node:crypto';
-import { addPlanCounts, emptyPlanCounts, lenderClock, type PlanCounts, runMaySend } from '@lendlock/contract';
+import {
+  addPlanCounts,
+  COLLECTION_RELIEF,
+  COLLECTIONS_RETRY,
+  type CollectionAction,
+  type CollectionsPolicy,
+  emptyPlanCounts,
+  lenderClock,
+  type PlanCounts,
+  runMaySend,
+} from '@lendlock/contract';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
+import type { Counter } from 'prom-client';
 import { PRIORITY_BULK, PRIORITY_SINGLE } from '../../db/priority';
 import { inTransaction } from '../../db/transaction';
 import type { DB } from '../../db/types';
 import { Poller } from '../../lib/poller';
 import { appendAudit } from '../audit/repository';
+import { type CommandOutcome, type CommandRequest, recordCommandSet } from '../commands/issue';
 import type { CommandService } from '../commands/service';
-import type { EventSink } from '../webhooks/events';
+import { actionFailedEvent, type EventSink } from '../webhooks/events';
+import type { EventRecord } from '../webhooks/repository';
 import { policyInForce, type Taken, takeActions } from './plan';
 import {
   advancePaymentCursor,
@@ -41,6 +60,10 @@ import {
   releaseLease,
   stopStaleRuns,
   takeLease,
+  takePaymentCursor,
+  type UnsettledAction,
+  unsettledActions,
+  updateAction,
 } from './repository';
 
 export const RUN_NOTES = {
@@ -48,6 +71,16 @@ export const RUN_NOTES = {
   disabled: 'stopped: the policy was switched off',
   dayEnded: 'the lender’s day ended before the run finished',
 } as const;
+
+/** Why a failed action was given up without a further attempt (its `note`). */
+export const RETRY_NOTES = {
+  dayEnded: 'not retried: the lender’s day ended',
+  notDue: (skipped: string | null) => `not retried: ${skipped ?? 'the plan no longer asks for it'}`,
+} as const;
+
+const IN_FLIGHT = new Set(['QUEUED', 'SENT', 'DELIVERED']);
+/** Actions per transaction of the retry pass. */
+const RETRY_PAGE = 500;
 
 export interface EngineOptions {
   db: Kysely<DB>;
@@ -69,6 +102,8 @@ export interface EngineOptions {
   instanceId?: string;
   /** Called after each committed chunk (tests: a crash, or the kill switch, between two chunks). */
   afterChunk?: (chunk: number) => void | Promise<void>;
+  /** Failed attempts of automated actions, by action (`lendlock_collections_failed_total`). */
+  failed?: Pick<Counter<'action'>, 'inc'>;
 }
 
 export const DEFAULT_CHUNK_SIZE = 5_000;
@@ -95,6 +130,11 @@ export class CollectionsEngine {
         await this.runDaily();
       } catch (error) {
         options.log.error({ err: error }, 'collections: daily run failed');
+      }
+      try {
+        await this.retryFailed();
+      } catch (error) {
+        options.log.error({ err: error }, 'collections: retry pass failed');
       }
     }, options.runCheckMs ?? 30_000);
     this.watchPoller = new Poller(async () => {
@@ -228,23 +268,25 @@ export class CollectionsEngine {
   }
 
   /**
-   * One pass of the payment watcher: unlocks and releases for the loans of new payments. Nothing while
-   * the kill switch is on or the policy off (the cursor waits: the payments are looked at once resumed).
+   * One pass of the payment watcher: unlocks and releases for the loans of new payments, whether the kill
+   * switch is on or not (relief). Nothing while the policy is off (the cursor waits: the payments are
+   * looked at once it is on). One transaction holds the watcher's cursor row (SKIP LOCKED): while another
+   * instance's pass holds it, this one does nothing — two watchers never wait for each other, and the
+   * watcher never locks the control row (the kill switch's, which the daily run's chunks hold shared).
    */
   async watchPayments(): Promise<number> {
     const { db } = this.options;
-    const control = await readControl(db);
     const { version, policy } = await policyInForce(db);
-    if (control.kill_switch || !policy.enabled) return 0;
-    const payments = await paymentsToWatch(db, control.payment_cursor, 500);
-    if (payments.length === 0) return 0;
-    const latest = new Map<number, number>();
-    for (const p of payments) latest.set(p.loan_id, Math.max(latest.get(p.loan_id) ?? 0, p.id));
-    const maxId = Math.max(...payments.map((p) => p.id));
+    if (!policy.enabled) return 0;
     const now = this.now();
     const { date } = lenderClock(policy.timeZone, now);
     const taken = await inTransaction(db, async (trx) => {
-      if ((await readControl(trx, 'share')).kill_switch) return null;
+      const cursor = await takePaymentCursor(trx);
+      if (cursor === undefined) return null;
+      const payments = await paymentsToWatch(trx, cursor, 500);
+      if (payments.length === 0) return null;
+      const latest = new Map<number, number>();
+      for (const p of payments) latest.set(p.loan_id, Math.max(latest.get(p.loan_id) ?? 0, p.id));
       const rows = await planRows(trx, {
         date,
         now,
@@ -268,12 +310,187 @@ export class CollectionsEngine {
           record: this.recordOptions(),
         },
       );
-      await advancePaymentCursor(trx, maxId);
+      await advancePaymentCursor(trx, Math.max(...payments.map((p) => p.id)));
       return result;
     });
     if (!taken) return 0;
     this.afterCommit(taken);
     return taken.requests.length;
+  }
+
+  /**
+   * One retry pass (COLLECTIONS_RETRY): the day's LOCK, UNLOCK and RELEASE actions whose command failed.
+   * A failure seen for the first time is counted and announced, and the action is RETRYING (its next
+   * attempt due after the backoff) or FAILED (every attempt made, or its day is over). A retry due goes
+   * out if the plan — planned as if nothing were recorded that day — still asks for the same action, not
+   * skipped; otherwise the action is FAILED with why. A lock waits while the kill switch is on or in quiet
+   * hours (relief does not); nothing goes out while the policy is off. Returns the attempts sent.
+   */
+  async retryFailed(): Promise<number> {
+    const { policy } = await policyInForce(this.options.db);
+    const now = this.now();
+    let sent = 0;
+    // Page by page (by action id), each page in its own transaction.
+    for (let after = 0; ; ) {
+      const page = await this.retryPage(policy, now, after);
+      sent += page.sent;
+      if (page.last === null) return sent;
+      after = page.last;
+    }
+  }
+
+  /** One page of the retry pass: up to RETRY_PAGE actions after `after`; `last`: null when none was left. */
+  private async retryPage(
+    policy: CollectionsPolicy,
+    now: Date,
+    after: number,
+  ): Promise<{ sent: number; last: number | null }> {
+    const { db, events } = this.options;
+    const { date } = lenderClock(policy.timeZone, now);
+    const failedKinds: CollectionAction[] = [];
+    const done = await inTransaction(db, async (trx) => {
+      const actions = await unsettledActions(trx, { date, now, after, limit: RETRY_PAGE });
+      const records: EventRecord[] = [];
+      const announce = (
+        a: UnsettledAction,
+        attempts: number,
+        final: boolean,
+        retryAt: Date | null,
+        result: string | null,
+      ) =>
+        records.push(
+          actionFailedEvent({
+            id: a.id,
+            imei1: a.imei1,
+            kind: a.kind,
+            loanRef: a.loan_ref,
+            rule: a.rule,
+            actionDate: a.action_date,
+            attempts,
+            maxAttempts: COLLECTIONS_RETRY.maxAttempts,
+            final,
+            retryAt,
+            transactionId: a.transaction_id,
+            result,
+          }),
+        );
+      const due: UnsettledAction[] = [];
+      for (const a of actions) {
+        if (a.command_status === 'EXECUTED') {
+          // A retry went through.
+          await updateAction(trx, a.id, { state: 'ISSUED', retryAt: null });
+        } else if (IN_FLIGHT.has(a.command_status)) {
+          // An attempt still on its way.
+        } else if (a.command_status !== 'FAILED') {
+          // A retry cancelled (by an operator, or the kill switch) or expired: given up, not sent again.
+          const note = RETRY_NOTES.notDue(a.command_result ?? a.command_status);
+          await updateAction(trx, a.id, { state: 'FAILED', retryAt: null, note });
+          announce(a, a.attempts, true, null, note);
+        } else if (a.state === 'ISSUED' || a.retry_at === null) {
+          // An attempt failed on the device: counted, announced, and retried after the backoff.
+          const final = a.action_date !== date || a.attempts >= COLLECTIONS_RETRY.maxAttempts;
+          const wait = COLLECTIONS_RETRY.backoffMinutes[a.attempts - 1] ?? 0;
+          const retryAt = final ? null : new Date(now.getTime() + wait * 60_000);
+          const result = a.command_result ?? a.command_status;
+          await updateAction(trx, a.id, { state: final ? 'FAILED' : 'RETRYING', retryAt, note: result });
+          failedKinds.push(a.kind);
+          announce(a, a.attempts, final, retryAt, result);
+        } else if (a.action_date !== date) {
+          await updateAction(trx, a.id, { state: 'FAILED', retryAt: null, note: RETRY_NOTES.dayEnded });
+          announce(a, a.attempts, true, null, RETRY_NOTES.dayEnded);
+        } else if (a.retry_at.getTime() <= now.getTime()) {
+          due.push(a);
+        }
+      }
+      const retries = await this.retry(trx, due, { date, now, policy, announce });
+      if (records.length > 0) await events.emit(trx, records);
+      const last = actions.length < RETRY_PAGE ? null : (actions.at(-1)?.id ?? null);
+      return { ...retries, events: records.length, last };
+    });
+    for (const kind of failedKinds) this.options.failed?.inc({ action: kind });
+    if (done.events > 0) events.wake();
+    if (done.requests.length > 0) this.options.commands.afterCommit(done.outcomes, done.requests);
+    return { sent: done.outcomes.filter((o) => o.recorded).length, last: done.last };
+  }
+
+  /** The retries due: sent again if the plan still asks for them, given up if not, or left to wait. */
+  private async retry(
+    trx: Transaction<DB>,
+    due: readonly UnsettledAction[],
+    ctx: {
+      date: string;
+      now: Date;
+      policy: CollectionsPolicy;
+      announce: (
+        a: UnsettledAction,
+        attempts: number,
+        final: boolean,
+        retryAt: Date | null,
+        result: string | null,
+      ) => void;
+    },
+  ): Promise<{ requests: CommandRequest[]; outcomes: CommandOutcome[] }> {
+    const { date, now, policy } = ctx;
+    if (due.length === 0 || !policy.enabled) return { requests: [], outcomes: [] };
+    // The kill switch shared, as a chunk holds it: turning it on waits for this pass, then cancels the
+    // locks it queued (no lock recorded beside a kill switch the pass did not see).
+    const control = await readControl(trx, 'share');
+    const harmWaits = control.kill_switch || !runMaySend(policy, now);
+    const ready = due.filter((a) => !harmWaits || (COLLECTION_RELIEF as readonly string[]).includes(a.kind));
+    if (ready.length === 0) return { requests: [], outcomes: [] };
+    const rows = await planRows(trx, {
+      date,
+      now,
+      policy,
+      killSwitch: control.kill_switch,
+      retailerPhone: null,
+      range: { kind: 'loans', loanIds: [...new Set(ready.map((a) => a.loan_id))] },
+      ignoreToday: true,
+    });
+    const sending: UnsettledAction[] = [];
+    for (const a of ready) {
+      const item = rows.find((r) => Number(r.loan_id) === a.loan_id && r.kind === a.kind);
+      if (item && item.skipped === null) sending.push(a);
+      else {
+        const note = RETRY_NOTES.notDue(item?.skipped ?? null);
+        await updateAction(trx, a.id, { state: 'FAILED', retryAt: null, note });
+        ctx.announce(a, a.attempts, true, null, note);
+      }
+    }
+    const requests: CommandRequest[] = sending.map((a) => ({
+      imei: a.imei1,
+      command: a.kind as 'LOCK',
+      options: {},
+      iface: 'C',
+      priority: PRIORITY_SINGLE,
+      issuer: { label: a.rule, userId: null, keyId: null },
+      retailerPhone: null,
+      batchId: null,
+      audit: {
+        address: null,
+        details: { rule: a.rule, loanRef: a.loan_ref, attempt: a.attempts + 1, retryOf: a.transaction_id },
+      },
+    }));
+    const outcomes = await recordCommandSet(trx, requests, {
+      ...this.recordOptions(),
+      serverCommands: false,
+    });
+    for (const [index, a] of sending.entries()) {
+      const outcome = outcomes[index] as CommandOutcome;
+      if (outcome.recorded) {
+        await updateAction(trx, a.id, {
+          attempts: a.attempts + 1,
+          retryAt: null,
+          commandId: outcome.id,
+          transactionId: outcome.transactionId,
+        });
+      } else {
+        const note = RETRY_NOTES.notDue(outcome.refusal);
+        await updateAction(trx, a.id, { state: 'FAILED', retryAt: null, note });
+        ctx.announce(a, a.attempts, true, null, note);
+      }
+    }
+    return { requests, outcomes };
   }
 }
 

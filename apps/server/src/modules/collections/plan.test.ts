@@ -14,6 +14,8 @@ const row = (currency: string, amountMinor: number): PlanRow => ({
   kind: 'POST',
   skipped: null,
   done: false,
+  done_state: null,
+  attempts: null,
   due_date: '2026-12-05',
   amount_minor: amountMinor,
   days_overdue: 3,

@@ -7,6 +7,7 @@
  * group (a run resumed after a crash) is not recorded again, so no reminder or lock goes out twice.
  */
 import {
+  COLLECTIONS_RETRY,
   type CollectionAction,
   type CollectionsPolicy,
   type CommandOptions,
@@ -77,6 +78,10 @@ export function toPlanItem(row: PlanRow, version: number | null, policy: Collect
     currency: row.currency,
     daysOverdue: Number(row.days_overdue),
     done: row.done,
+    failure:
+      row.done_state === 'RETRYING' || row.done_state === 'FAILED'
+        ? { state: row.done_state, attempts: Number(row.attempts ?? 1), of: COLLECTIONS_RETRY.maxAttempts }
+        : null,
   };
 }
 

@@ -9,11 +9,13 @@
  * computed in SQL for a million loans at once; collections-month.test.ts checks the plan against them.
  */
 import {
+  COLLECTION_RELIEF,
   type CollectionAction,
   type CollectionSkip,
   type CollectionsPolicy,
   currenciesWithDigits,
   PAID_AT_FUTURE_SKEW_MS,
+  type ReleaseState,
 } from '@lendlock/contract';
 import { type Kysely, type RawBuilder, sql, type Transaction } from 'kysely';
 import type { CollectionActionState, CollectionRunState, DB } from '../../db/types';
@@ -44,6 +46,11 @@ export interface PlanParams {
   range: PlanRange;
   /** Only these items: one action (not skipped), the skipped ones, or all. */
   filter?: CollectionAction | 'SKIPPED' | 'ALL';
+  /**
+   * Plan as if nothing were recorded yet that day (the retry pass: does the plan still ask for an action
+   * whose command failed?).
+   */
+  ignoreToday?: boolean;
   limit?: number;
 }
 
@@ -60,6 +67,9 @@ export interface PlanRow {
   kind: CollectionAction;
   skipped: CollectionSkip | null;
   done: boolean;
+  /** The day's recorded action's state and attempts (done items; 0031). */
+  done_state: CollectionActionState | null;
+  attempts: number | null;
   due_date: string | null;
   amount_minor: number | null;
   days_overdue: number;
@@ -118,10 +128,10 @@ function loanFacts(p: PlanParams): RawBuilder<unknown> {
       GROUP BY i.loan_id
     ) a ON a.loan_id = l.id
     LEFT JOIN (
-      SELECT c.loan_id, jsonb_object_agg(c.grp, jsonb_build_array(c.kind, c.skip_reason)
+      SELECT c.loan_id, jsonb_object_agg(c.grp, jsonb_build_array(c.kind, c.skip_reason, c.state, c.attempts)
           ORDER BY c.trigger_payment_id DESC) AS today
       FROM collection_actions c
-      WHERE c.action_date = ${date}::date AND ${rangeOf(sql`c.loan_id`)}
+      WHERE c.action_date = ${date}::date AND ${rangeOf(sql`c.loan_id`)} AND NOT ${p.ignoreToday === true}::boolean
       GROUP BY c.loan_id
     ) t ON t.loan_id = l.id
     LEFT JOIN devices d ON d.imei1 = l.imei
@@ -191,7 +201,7 @@ function planItems(p: PlanParams): RawBuilder<unknown> {
   const skipped = sql`CASE
       WHEN x.done THEN x.done_skip
       WHEN f.gone THEN 'released'
-      WHEN ${p.killSwitch}::boolean THEN 'killSwitch'
+      WHEN ${p.killSwitch}::boolean AND x.kind <> ALL(${[...COLLECTION_RELIEF]}::text[]) THEN 'killSwitch'
       WHEN NOT ${policy.enabled}::boolean THEN 'disabled'
       WHEN f.held THEN 'held'
       WHEN f.excluded THEN 'excluded'
@@ -202,7 +212,7 @@ function planItems(p: PlanParams): RawBuilder<unknown> {
       END`;
   return sql`
     SELECT f.loan_id, f.loan_ref, f.imei, f.imei1, f.customer_name, f.retailer_phone, f.currency,
-      x.ord, x.kind, ${skipped} AS skipped, x.done,
+      x.ord, x.kind, ${skipped} AS skipped, x.done, x.done_state, x.attempts,
       CASE x.kind WHEN 'POST' THEN f.overdue_since WHEN 'LOCK' THEN f.overdue_since
         WHEN 'DUE' THEN ${date}::date WHEN 'PRE' THEN ${date}::date + ${pre}::int END::text AS due_date,
       CASE x.kind WHEN 'POST' THEN (SELECT (o.amount_minor - o.paid_minor)::float8 FROM loan_instalments o
@@ -214,7 +224,8 @@ function planItems(p: PlanParams): RawBuilder<unknown> {
     FROM (${loanFacts(p)}) f
     CROSS JOIN LATERAL (
       SELECT v.ord, v.grp, coalesce(f.today -> v.grp ->> 0, v.kind) AS kind,
-        (f.today -> v.grp) IS NOT NULL AS done, f.today -> v.grp ->> 1 AS done_skip
+        (f.today -> v.grp) IS NOT NULL AS done, f.today -> v.grp ->> 1 AS done_skip,
+        f.today -> v.grp ->> 2 AS done_state, (f.today -> v.grp ->> 3)::int AS attempts
       FROM (VALUES (1, 'REMIND', ${remind}), (2, 'LOCK', ${lock}), (3, 'UNLOCK', ${unlock}),
         (4, 'RELEASE', ${releaseKind})) AS v(ord, grp, kind)
     ) x
@@ -363,6 +374,108 @@ export async function setActionCommands(
     WHERE a.id = v.id`.execute(trx);
 }
 
+// ---- Failed automated actions: the retry pass, Device Details ----
+
+/** A device action (LOCK, UNLOCK, RELEASE) not settled yet, with its latest command. */
+export interface UnsettledAction {
+  id: number;
+  loan_id: number;
+  loan_ref: string;
+  imei1: string;
+  kind: CollectionAction;
+  action_date: string;
+  state: 'ISSUED' | 'RETRYING';
+  attempts: number;
+  retry_at: Date | null;
+  rule: string;
+  transaction_id: string | null;
+  command_status: string;
+  command_result: string | null;
+}
+
+/**
+ * The device actions of the lender's day (and the day before, to give them up) that the retry pass has to
+ * look at, after `after` by id: an ISSUED one whose command FAILED, and a RETRYING one unless it waits for
+ * its next attempt (`retry_at` after `now`, the engine's clock). Locked for the caller's transaction; those
+ * another instance's pass holds are skipped.
+ */
+export async function unsettledActions(
+  trx: Transaction<DB>,
+  page: { date: string; now: Date; after: number; limit: number },
+): Promise<UnsettledAction[]> {
+  const { date, now, after, limit } = page;
+  const result = await sql<UnsettledAction>`
+    SELECT a.id, a.loan_id, l.loan_ref, a.imei1, a.kind, a.action_date::text AS action_date, a.state,
+      a.attempts, a.retry_at, a.rule, a.transaction_id, c.status AS command_status, c.result AS command_result
+    FROM collection_actions a
+    JOIN commands c ON c.id = a.command_id
+    JOIN loans l ON l.id = a.loan_id
+    WHERE a.action_date >= ${date}::date - 1 AND a.kind IN ('LOCK', 'UNLOCK', 'RELEASE')
+      AND a.state IN ('ISSUED', 'RETRYING') AND a.id > ${after}
+      AND (CASE WHEN a.state = 'ISSUED' THEN c.status = 'FAILED'
+        ELSE a.retry_at IS NULL OR a.retry_at <= ${now}::timestamptz OR a.action_date < ${date}::date END)
+    ORDER BY a.id
+    LIMIT ${limit}
+    FOR UPDATE OF a SKIP LOCKED`.execute(trx);
+  return result.rows.map((r) => ({ ...r, id: Number(r.id), loan_id: Number(r.loan_id) }));
+}
+
+/** An action's new state after the retry pass looked at it (only the fields given change). */
+export async function updateAction(
+  trx: Transaction<DB>,
+  id: number,
+  values: {
+    state?: CollectionActionState;
+    attempts?: number;
+    retryAt?: Date | null;
+    note?: string | null;
+    commandId?: number;
+    transactionId?: string;
+  },
+): Promise<void> {
+  await trx
+    .updateTable('collection_actions')
+    .set({
+      ...(values.state !== undefined ? { state: values.state } : {}),
+      ...(values.attempts !== undefined ? { attempts: values.attempts } : {}),
+      ...(values.retryAt !== undefined ? { retry_at: values.retryAt } : {}),
+      ...(values.note !== undefined ? { note: values.note } : {}),
+      ...(values.commandId !== undefined ? { command_id: values.commandId } : {}),
+      ...(values.transactionId !== undefined ? { transaction_id: values.transactionId } : {}),
+    })
+    .where('id', '=', id)
+    .execute();
+}
+
+export interface FailedActionRow {
+  id: number;
+  imei1: string;
+  loan_ref: string;
+  kind: CollectionAction;
+  rule: string;
+  action_date: string;
+  state: 'RETRYING' | 'FAILED';
+  attempts: number;
+  retry_at: Date | null;
+  note: string | null;
+  command_result: string | null;
+  transaction_id: string | null;
+}
+
+/** A device's actions retrying or given up, newest first. */
+export async function deviceFailures(db: Db, imei1: string, limit: number): Promise<FailedActionRow[]> {
+  const result = await sql<FailedActionRow>`
+    SELECT a.id, a.imei1, l.loan_ref, a.kind, a.rule, a.action_date::text AS action_date, a.state,
+      a.attempts, a.retry_at, a.note, c.result AS command_result, a.transaction_id
+    FROM collection_actions a
+    JOIN loans l ON l.id = a.loan_id
+    LEFT JOIN commands c ON c.id = a.command_id
+    WHERE a.imei1 = ${imei1} AND a.state IN ('RETRYING', 'FAILED')
+    ORDER BY a.id DESC
+    LIMIT ${limit}`.execute(db);
+  return result.rows.map((r) => ({ ...r, id: Number(r.id) }));
+}
+
 // ---- Policy versions ----
 
 export interface PolicyVersionRow {
@@ -406,31 +519,29 @@ export async function insertPolicy(
     .executeTakeFirstOrThrow();
 }
 
-// ---- Control: the kill switch and the payment cursor ----
+// ---- Control: the kill switch; the payment watcher's cursor ----
 
 export interface ControlRow {
   kill_switch: boolean;
   kill_reason: string | null;
   kill_changed_by: string | null;
   kill_changed_at: Date | null;
-  payment_cursor: number;
 }
 
 /** The control row; `lock`: FOR UPDATE (policy saves and the kill switch), `share`: FOR SHARE (a chunk). */
 export async function readControl(db: Db, lock: 'update' | 'share' | null = null): Promise<ControlRow> {
   const query = db
     .selectFrom('collection_control')
-    .select(['kill_switch', 'kill_reason', 'kill_changed_by', 'kill_changed_at', 'payment_cursor']);
+    .select(['kill_switch', 'kill_reason', 'kill_changed_by', 'kill_changed_at']);
   const locked = lock === 'update' ? query.forUpdate() : lock === 'share' ? query.forShare() : query;
-  const row = await locked.executeTakeFirstOrThrow();
-  return { ...row, payment_cursor: Number(row.payment_cursor) };
+  return locked.executeTakeFirstOrThrow();
 }
 
 export async function setKillSwitch(
   trx: Transaction<DB>,
   values: { on: boolean; reason: string; changedBy: string },
 ): Promise<ControlRow> {
-  const row = await trx
+  return trx
     .updateTable('collection_control')
     .set({
       kill_switch: values.on,
@@ -438,15 +549,28 @@ export async function setKillSwitch(
       kill_changed_by: values.changedBy,
       kill_changed_at: sql<Date>`now()` as unknown as Date,
     })
-    .returning(['kill_switch', 'kill_reason', 'kill_changed_by', 'kill_changed_at', 'payment_cursor'])
+    .returning(['kill_switch', 'kill_reason', 'kill_changed_by', 'kill_changed_at'])
     .executeTakeFirstOrThrow();
-  return { ...row, payment_cursor: Number(row.payment_cursor) };
 }
 
-/** Moves the payment cursor forward (never back: another instance's watcher may be ahead). */
-export async function advancePaymentCursor(db: Db, to: number): Promise<void> {
-  await db
-    .updateTable('collection_control')
+/**
+ * The payment watcher's cursor, locked for the caller's transaction; undefined when another instance's
+ * watcher holds it (SKIP LOCKED: that pass does the work, this one skips, nothing waits).
+ */
+export async function takePaymentCursor(trx: Transaction<DB>): Promise<number | undefined> {
+  const row = await trx
+    .selectFrom('collection_payment_watch')
+    .select('payment_cursor')
+    .forUpdate()
+    .skipLocked()
+    .executeTakeFirst();
+  return row ? Number(row.payment_cursor) : undefined;
+}
+
+/** Moves the payment cursor forward (never back), in the transaction that took it. */
+export async function advancePaymentCursor(trx: Transaction<DB>, to: number): Promise<void> {
+  await trx
+    .updateTable('collection_payment_watch')
     .set({ payment_cursor: sql<number>`greatest(payment_cursor, ${to})` as unknown as number })
     .execute();
 }
@@ -469,7 +593,7 @@ export async function paymentsToWatch(
   return result.rows.map((r) => ({ id: Number(r.id), loan_id: Number(r.loan_id) }));
 }
 
-// ---- Automated commands still QUEUED (the kill switch cancels them) ----
+// ---- Automated commands still QUEUED (the kill switch cancels the harmful ones) ----
 
 export interface CancelledCommand {
   transaction_id: string;
@@ -487,7 +611,7 @@ export async function cancelQueuedCollections(
 ): Promise<CancelledCommand[]> {
   const rows = await sql<CancelledCommand>`
     UPDATE commands SET status = 'CANCELLED', result = ${result}, completed_at = now()
-    WHERE interface = 'C' AND status = 'QUEUED'
+    WHERE interface = 'C' AND status = 'QUEUED' AND command <> ALL(${[...COLLECTION_RELIEF]}::text[])
     RETURNING transaction_id, imei1, command, status, interface, batch_id, result`.execute(trx);
   return rows.rows;
 }
@@ -548,6 +672,19 @@ export async function deleteHold(trx: Transaction<DB>, imei1: string): Promise<H
 
 // ---- Release approvals ----
 
+/**
+ * A release action's state as the API names it (contract `RELEASE_STATES`), from its row: the ONE mapping,
+ * read by the lists' filter and by every view. Approved: issued (or retried, or failed on the device)
+ * after an operator's decision; refused: approved, but the pipeline refused the command. An automatic
+ * release (no decision) is none of these: NULL, never listed.
+ */
+const releaseStateSql = sql<ReleaseState | null>`CASE
+    WHEN a.state = 'AWAITING_APPROVAL' THEN 'AWAITING_APPROVAL'
+    WHEN a.state = 'REJECTED' THEN 'REJECTED'
+    WHEN a.decided_by IS NULL THEN NULL
+    WHEN a.state = 'REFUSED' THEN 'REFUSED'
+    WHEN a.state IN ('ISSUED', 'RETRYING', 'FAILED') THEN 'APPROVED' END`;
+
 export interface ReleaseRow {
   id: number;
   loan_id: number;
@@ -557,7 +694,10 @@ export interface ReleaseRow {
   retailer_phone: string | null;
   paid_at: Date | null;
   created_at: Date;
+  /** The row's own state (collection_actions.state). */
   state: CollectionActionState;
+  /** The state the API shows (`releaseStateSql`). */
+  release_state: ReleaseState | null;
   decided_by: string | null;
   decided_at: Date | null;
   transaction_id: string | null;
@@ -582,6 +722,7 @@ function releaseQuery(db: Db) {
       ),
       'a.created_at',
       'a.state',
+      releaseStateSql.as('release_state'),
       'a.decided_by',
       'a.decided_at',
       'a.transaction_id',
@@ -591,20 +732,25 @@ function releaseQuery(db: Db) {
     .where('a.kind', '=', 'RELEASE');
 }
 
-/** Releases in a state: AWAITING_APPROVAL (the queue), APPROVED (issued after approval), REJECTED. */
+/** Releases in an API state (`releaseStateSql`), newest first, at most 500. */
 export async function listReleases(
   db: Db,
-  state: 'AWAITING_APPROVAL' | 'APPROVED' | 'REJECTED',
+  state: ReleaseState,
   retailerPhone: string | null,
   imei1: string | null = null,
 ): Promise<ReleaseRow[]> {
   let query = releaseQuery(db).orderBy('a.id', 'desc').limit(500);
   if (imei1 !== null) query = query.where('a.imei1', '=', imei1);
-  if (state === 'APPROVED')
-    query = query.where('a.state', '=', 'ISSUED').where('a.decided_by', 'is not', null);
-  else query = query.where('a.state', '=', state);
+  // The queue's own index (collection_actions_awaiting) for the default list.
+  if (state === 'AWAITING_APPROVAL') query = query.where('a.state', '=', 'AWAITING_APPROVAL');
+  else query = query.where(releaseStateSql, '=', state);
   if (retailerPhone !== null) query = query.where('d.retailer_phone', '=', retailerPhone);
   return query.execute() as Promise<ReleaseRow[]>;
+}
+
+/** One release action by id (whatever its state), or undefined. */
+export async function findRelease(db: Db, id: number): Promise<ReleaseRow | undefined> {
+  return releaseQuery(db).where('a.id', '=', id).executeTakeFirst() as Promise<ReleaseRow | undefined>;
 }
 
 /** A release action, locked for its decision. */
@@ -617,7 +763,7 @@ export async function lockRelease(trx: Transaction<DB>, id: number): Promise<Rel
     .forUpdate()
     .executeTakeFirst();
   if (!locked) return undefined;
-  return releaseQuery(trx).where('a.id', '=', id).executeTakeFirst() as Promise<ReleaseRow | undefined>;
+  return findRelease(trx, id);
 }
 
 export async function decideRelease(

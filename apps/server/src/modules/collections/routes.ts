@@ -5,6 +5,8 @@ import {
   getCollectionsPolicyResponseSchema,
   getKillSwitchResponseSchema,
   imeiParamsSchema,
+  listFailuresQuerySchema,
+  listFailuresResponseSchema,
   listHoldsQuerySchema,
   listHoldsResponseSchema,
   listPolicyVersionsResponseSchema,
@@ -104,6 +106,15 @@ export function collectionsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       async (request) => ({
         status: 'success' as const,
         ...(await ctx.collections.setKillSwitch(caller(request), request.body)),
+      }),
+    );
+
+    app.get(
+      `${base}/failures`,
+      { schema: { querystring: listFailuresQuerySchema, response: { 200: listFailuresResponseSchema } } },
+      async (request) => ({
+        status: 'success' as const,
+        items: await ctx.collections.failures(requirePrincipal(request), request.query.imei),
       }),
     );
 

@@ -7,10 +7,12 @@
 import { Readable } from 'node:stream';
 import {
   COLLECTIONS_MESSAGES,
+  COLLECTIONS_RETRY,
   type CollectionsPolicy,
   type CollectionsPolicyVersion,
   type CollectionsRun,
   CSV_BOM,
+  type FailedAction,
   type Hold,
   type KillSwitch,
   lenderClock,
@@ -20,6 +22,7 @@ import {
   planCsvText,
   policyChanges,
   type ReleaseRequest,
+  type ReleaseState,
   runStartTime,
 } from '@lendlock/contract';
 import type { Kysely } from 'kysely';
@@ -41,6 +44,8 @@ import {
   cancelQueuedCollections,
   decideRelease,
   deleteHold,
+  deviceFailures,
+  findRelease,
   type HoldRow,
   insertPolicy,
   listHolds,
@@ -94,7 +99,8 @@ function releaseView(row: ReleaseRow): ReleaseRequest {
     retailerPhone: row.retailer_phone,
     paidAt: iso(row.paid_at),
     queuedAt: new Date(row.created_at).toISOString(),
-    state: row.state === 'ISSUED' ? 'APPROVED' : row.state === 'REJECTED' ? 'REJECTED' : 'AWAITING_APPROVAL',
+    // Only decided or waiting releases are read here (an automatic one has no API state).
+    state: row.release_state ?? 'APPROVED',
     decidedBy: row.decided_by,
     decidedAt: iso(row.decided_at),
     transactionId: row.transaction_id,
@@ -309,7 +315,8 @@ export class CollectionsService {
   /**
    * Turns the kill switch on (any ADMIN or SUPERADMIN of the lender: stopping is always allowed) or off
    * (SUPERADMIN only). On: the running daily run stops after its chunk under way, and every automated
-   * command still QUEUED is cancelled ('collections stopped'), with its webhook event.
+   * reminder and lock still QUEUED is cancelled ('collections stopped'), with its webhook event; a queued
+   * unlock or release (relief) stays queued.
    */
   async setKillSwitch(
     { actor, address }: Caller,
@@ -432,11 +439,7 @@ export class CollectionsService {
 
   // ---- Release approvals ----
 
-  async releases(
-    actor: Principal,
-    state: 'AWAITING_APPROVAL' | 'APPROVED' | 'REJECTED',
-    imei?: string,
-  ): Promise<ReleaseRequest[]> {
+  async releases(actor: Principal, state: ReleaseState, imei?: string): Promise<ReleaseRequest[]> {
     let imei1: string | null = null;
     if (imei !== undefined) {
       const device = await findDevice(this.db, imei);
@@ -448,7 +451,7 @@ export class CollectionsService {
 
   /**
    * Approves (the RELEASE goes out through the one pipeline, the rule and the approver as its user) or
-   * rejects a release awaiting approval. Nothing is approved while the kill switch is on.
+   * rejects a release awaiting approval, kill switch or not: a release is relief (COLLECTION_RELIEF).
    */
   async decide(
     { actor, address }: Caller,
@@ -458,7 +461,6 @@ export class CollectionsService {
   ): Promise<ReleaseRequest> {
     const { commands } = this.options;
     const outcome = await inTransaction(this.db, async (trx) => {
-      const control = await readControl(trx, 'share');
       const row = await lockRelease(trx, id);
       if (!row || (actor.retailerPhone !== null && row.retailer_phone !== actor.retailerPhone))
         throw notFound(COLLECTIONS_MESSAGES.releaseNotFound);
@@ -490,7 +492,6 @@ export class CollectionsService {
         await audit('REJECTED', {});
         return { refusal: null, requests: [], outcomes: [] };
       }
-      if (control.kill_switch) throw conflict(COLLECTIONS_MESSAGES.releaseStopped);
       // A payment reversed since it was queued: the loan is no longer paid.
       if ((await loanStatus(trx, row.loan_id)) !== 'PAID')
         throw conflict(COLLECTIONS_MESSAGES.releaseNotPaid);
@@ -541,14 +542,32 @@ export class CollectionsService {
     });
     if (outcome.refusal) throw conflict(COLLECTIONS_MESSAGES.releaseRefused(outcome.refusal));
     if (outcome.requests.length > 0) commands.afterCommit(outcome.outcomes, outcome.requests);
-    const rows = await listReleases(
-      this.db,
-      decision === 'approve' ? 'APPROVED' : 'REJECTED',
-      actor.retailerPhone,
-    );
-    const view = rows.find((r) => Number(r.id) === id);
+    // Read back by id: the decision just committed, whatever else is queued or decided.
+    const view = await findRelease(this.db, id);
     if (!view) throw notFound(COLLECTIONS_MESSAGES.releaseNotFound);
     return releaseView(view);
+  }
+
+  // ---- Failed automated actions (Device Details) ----
+
+  /** A device's automated actions retrying or given up; another retailer's device: none. */
+  async failures(actor: Principal, imei: string): Promise<FailedAction[]> {
+    const device = await findDevice(this.db, imei);
+    if (!device || (actor.retailerPhone !== null && device.retailer_phone !== actor.retailerPhone)) return [];
+    return (await deviceFailures(this.db, device.imei1, 50)).map((row) => ({
+      id: row.id,
+      imei: row.imei1,
+      loanRef: row.loan_ref,
+      action: row.kind,
+      rule: row.rule,
+      actionDate: row.action_date,
+      state: row.state,
+      attempts: Number(row.attempts),
+      maxAttempts: COLLECTIONS_RETRY.maxAttempts,
+      retryAt: iso(row.retry_at),
+      result: row.note ?? row.command_result,
+      transactionId: row.transaction_id,
+    }));
   }
 
   // ---- Runs ----

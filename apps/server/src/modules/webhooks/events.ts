@@ -137,6 +137,45 @@ export function deenrolledEvent(device: {
 }
 
 /**
+ * collections.action.failed: an automated LOCK, UNLOCK or RELEASE whose command failed on the device (each
+ * failed attempt: `final` false while it is retried, true when given up), or that was given up without a
+ * further attempt (the day ended, the plan no longer asks for it).
+ */
+export function actionFailedEvent(action: {
+  id: number;
+  imei1: string;
+  kind: string;
+  loanRef: string;
+  rule: string;
+  actionDate: string;
+  attempts: number;
+  maxAttempts: number;
+  final: boolean;
+  retryAt: Date | null;
+  transactionId: string | null;
+  result: string | null;
+}): EventRecord {
+  return {
+    type: 'collections.action.failed',
+    imei1: action.imei1,
+    data: {
+      actionId: action.id,
+      imei1: action.imei1,
+      action: action.kind,
+      loanRef: action.loanRef,
+      rule: action.rule,
+      actionDate: action.actionDate,
+      attempts: action.attempts,
+      maxAttempts: action.maxAttempts,
+      final: action.final,
+      retryAt: action.retryAt ? action.retryAt.toISOString() : null,
+      transactionId: action.transactionId,
+      result: action.result,
+    },
+  };
+}
+
+/**
  * Where the parts of the system hand their events (WebhookDelivery): `emit` in the transaction of what
  * happened, `wake` once it has committed, and `wants` to skip building events nobody subscribes to.
  */

@@ -43,6 +43,7 @@ const item = (imei: string, action: PlanItem['action']): PlanItem => ({
   currency: 'INR',
   daysOverdue: 8,
   done: false,
+  failure: null,
 });
 
 function planReply(killSwitch = false) {

@@ -25,7 +25,12 @@ const STATE_OPTIONS = (Object.keys(L.states) as ReleaseState[]).map((value) => (
   value,
   label: L.states[value],
 }));
-const STATE_COLOURS = { AWAITING_APPROVAL: 'yellow.9', APPROVED: 'green.9', REJECTED: 'gray.8' } as const;
+const STATE_COLOURS = {
+  AWAITING_APPROVAL: 'yellow.9',
+  APPROVED: 'green.9',
+  REJECTED: 'gray.8',
+  REFUSED: 'red.9',
+} as const satisfies Record<ReleaseState, string>;
 
 type Decision = 'approve' | 'reject';
 const DECISIONS = {

@@ -3,7 +3,7 @@
  * server's messages (saved, stopped, refused…) are the contract's COLLECTIONS_MESSAGES, shown as the
  * server sends them.
  */
-import type { CollectionAction, CollectionSkip } from '@lendlock/contract';
+import type { CollectionAction, CollectionSkip, ReleaseState } from '@lendlock/contract';
 
 export const COLLECTIONS_LABELS = {
   tabs: { plan: "Today's Plan", policy: 'Policy', releases: 'Release approvals', holds: 'Holds' },
@@ -13,14 +13,15 @@ export const COLLECTIONS_LABELS = {
   running: 'Collections are running',
   stopped: 'Collections are stopped',
   runningText: 'Automated reminders, locks, unlocks and releases are sent as the policy says.',
-  stoppedText: 'No automated reminder, lock, unlock or release is sent until a SUPERADMIN resumes.',
+  stoppedText:
+    'No automated reminder or lock is sent until a SUPERADMIN resumes. Unlocks on payment and approved releases still go.',
   stoppedBy: (by: string, at: string) => `Stopped by ${by} at ${at}.`,
   resumedBy: (by: string, at: string) => `Last changed by ${by} at ${at}.`,
   stop: 'Stop collections',
   resume: 'Resume collections',
-  stopTitle: 'Stop all automated collections?',
+  stopTitle: 'Stop automated collections?',
   stopText:
-    'Every automated reminder, lock, unlock and release stops at once, including those already queued (they are cancelled). Payments are still recorded.',
+    'Every automated reminder and lock stops at once, including those already queued (they are cancelled). Payments are still recorded, and a payment still unlocks its device and releases a paid-off one.',
   resumeTitle: 'Resume automated collections?',
   resumeText: 'The policy runs again from its next check: reminders, locks, unlocks and releases are sent.',
   resumeSuperadminOnly: 'Only a SUPERADMIN can resume collections.',
@@ -34,7 +35,8 @@ export const COLLECTIONS_LABELS = {
   // Plan
   planTitle: (date: string, zone: string) => `Plan for ${date} (${zone})`,
   policyOff: 'The policy is off: nothing is sent until a SUPERADMIN switches it on.',
-  nothingRuns: 'The kill switch is on: nothing will run.',
+  nothingRuns:
+    'The kill switch is on: no reminder or lock will go out. Unlocks on payment and releases still do.',
   version: (v: number | null) =>
     v === null ? 'Unsaved policy' : v === 0 ? 'Default policy (never saved)' : `Version ${v}`,
   countsCaption: 'Actions by kind',
@@ -139,7 +141,12 @@ export const COLLECTIONS_LABELS = {
   releaseMode: (mode: string) => `Releases at the last instalment: ${mode}.`,
   releaseModeNote: 'The queue fills only while the policy releases after an operator approves.',
   noReleases: 'Nothing in this list.',
-  states: { AWAITING_APPROVAL: 'Awaiting approval', APPROVED: 'Approved', REJECTED: 'Rejected' },
+  states: {
+    AWAITING_APPROVAL: 'Awaiting approval',
+    APPROVED: 'Approved',
+    REJECTED: 'Rejected',
+    REFUSED: 'Refused (not sent)',
+  } satisfies Record<ReleaseState, string>,
   paidAt: 'Paid At',
   queuedAt: 'Queued At',
   decided: 'Decided',

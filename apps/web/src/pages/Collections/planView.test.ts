@@ -35,6 +35,7 @@ const item = (overrides: Partial<PlanItem> = {}): PlanItem => ({
   currency: 'INR',
   daysOverdue: 6,
   done: false,
+  failure: null,
   ...overrides,
 });
 
@@ -83,10 +84,19 @@ describe('plan view', () => {
     expect(planItemCells(item({ action: 'RELEASE', dueDate: null, amount: null }))[6]).toBe('');
   });
 
-  it('an item is skipped (why), done already, or still to send', () => {
-    expect(itemStatus({ skipped: 'promiseToPay', done: true })).toBe(SKIP_LABELS.promiseToPay);
-    expect(itemStatus({ skipped: 'operatorUnlock', done: false })).toBe(SKIP_LABELS.operatorUnlock);
-    expect(itemStatus({ skipped: null, done: true })).toBe(L.sent);
-    expect(itemStatus({ skipped: null, done: false })).toBe(L.toSend);
+  it('an item is skipped (why), failed on the device, done already, or still to send', () => {
+    expect(itemStatus({ skipped: 'promiseToPay', done: true, failure: null })).toBe(SKIP_LABELS.promiseToPay);
+    expect(itemStatus({ skipped: 'operatorUnlock', done: false, failure: null })).toBe(
+      SKIP_LABELS.operatorUnlock,
+    );
+    expect(itemStatus({ skipped: null, done: true, failure: null })).toBe(L.sent);
+    expect(itemStatus({ skipped: null, done: false, failure: null })).toBe(L.toSend);
+    // A done action whose command failed is not Done: it is retried, or given up.
+    expect(
+      itemStatus({ skipped: null, done: true, failure: { state: 'RETRYING', attempts: 2, of: 4 } }),
+    ).toBe('Retrying (2 of 4)');
+    expect(itemStatus({ skipped: null, done: true, failure: { state: 'FAILED', attempts: 4, of: 4 } })).toBe(
+      'Failed',
+    );
   });
 });

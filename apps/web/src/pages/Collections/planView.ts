@@ -11,6 +11,7 @@ import {
   type PlanResponse,
 } from '@lendlock/contract';
 import type { TextColumn } from '../../components/columns';
+import { failureText } from '../../features/collections/labels';
 import { ACTION_LABELS, COLLECTIONS_LABELS as L, SKIP_LABELS } from './labels';
 
 export interface CountRow<K extends string> {
@@ -58,9 +59,10 @@ export const PLAN_ITEM_COLUMNS: readonly TextColumn[] = [
   { title: L.rule, width: 320 },
 ];
 
-/** Not taken (and why), already done today, or still to send. */
-export function itemStatus(item: Pick<PlanItem, 'skipped' | 'done'>): string {
+/** Not taken (and why), failed on the device (retrying, or given up), done today, or still to send. */
+export function itemStatus(item: Pick<PlanItem, 'skipped' | 'done' | 'failure'>): string {
   if (item.skipped) return SKIP_LABELS[item.skipped];
+  if (item.failure) return failureText(item.failure);
   return item.done ? L.sent : L.toSend;
 }
 

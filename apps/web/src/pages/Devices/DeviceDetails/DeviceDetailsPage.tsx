@@ -11,6 +11,7 @@ import { useState } from 'react';
 import { deviceKeys, fetchDeviceDetails } from '../../../api/devices';
 import { PageTitle } from '../../../app/layout/PageTitle';
 import { useServices } from '../../../app/services';
+import { DeviceFailuresPanel } from '../../../features/collections/DeviceFailuresPanel';
 import { DeviceHoldPanel } from '../../../features/collections/DeviceHoldPanel';
 import { ImeiCsvUpload } from '../../../features/csv/ImeiCsvUpload';
 import { BatchDevices, useDeviceLookup } from '../../../features/devices/BatchDevices';
@@ -102,6 +103,7 @@ function SingleDevice({ imei }: { imei: string }) {
       </Grid>
       <LoanPanel imei={device.imei1} />
       <DeviceHoldPanel imei={device.imei1} />
+      <DeviceFailuresPanel imei={device.imei1} />
     </Stack>
   );
 }
