@@ -522,6 +522,8 @@ describe.each(databaseKinds())('retailer scope on every /api/v2/ call on %s', (k
       'POST /api/v2/loans/promise',
       'POST /api/v2/payments',
       'POST /api/v2/payments/upload',
+      // test/payments-ledger.test.ts: another retailer's payment is not found, exactly as an unknown one.
+      'POST /api/v2/payments/reverse',
       // test/collections-api.test.ts: a retailer's user plans, holds and sees releases of its devices only;
       // another retailer's device is not found. The policy, kill switch and runs are the lender's, no device's.
       'GET /api/v2/collections/policy',
@@ -538,6 +540,8 @@ describe.each(databaseKinds())('retailer scope on every /api/v2/ call on %s', (k
       'POST /api/v2/collections/releases/:id/approve',
       'POST /api/v2/collections/releases/:id/reject',
       'GET /api/v2/collections/runs',
+      // test/collections-failures.test.ts: another retailer's user sees none of a device's failed actions.
+      'GET /api/v2/collections/failures',
     ]);
     /** Calls about no device: enrollment secrets (the lender's admission of agents), the caller's own MFA. */
     const noDeviceData = /^(GET|POST) \/api\/v2\/(enrollmentSecrets|mfa)\b/;

@@ -693,6 +693,16 @@ export const OPERATIONS: Readonly<Record<string, Operation>> = {
     summary: 'The recent daily runs, with their counts',
     tag: 'Collections',
   },
+  'GET /api/v2/collections/failures': {
+    operationId: 'listCollectionsFailures',
+    summary: 'A device’s automated actions that failed on it: retrying or given up',
+    tag: 'Collections',
+    description:
+      'The LOCK, UNLOCK and RELEASE actions collections sent to the device (`imei`) whose command the ' +
+      'device reported FAILED, newest first: `RETRYING` (sent again after 5, 15 and 45 minutes within the ' +
+      'lender’s day) or `FAILED` (given up), with the attempts and the device’s reason. A retailer’s user ' +
+      'sees only its devices’ actions (another retailer’s device: an empty list).',
+  },
 };
 
 export const ERROR_DESCRIPTIONS: Readonly<Record<number, string>> = {
