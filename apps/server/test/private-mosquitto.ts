@@ -34,6 +34,11 @@ export interface PrivateMosquitto {
   admin: Identity;
   /** What the broker printed so far (for failing tests). */
   output(): string;
+  /**
+   * Stops the broker with `signal` (SIGTERM: gracefully, publishing its clients' wills; SIGKILL: at once),
+   * waits `downMs`, and starts it again on the same port and configuration (the devices' clients kept).
+   */
+  restart(signal: 'SIGTERM' | 'SIGKILL', downMs?: number): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -81,11 +86,11 @@ async function startBroker(
   return { child, output: () => output };
 }
 
-function stopChild(child: ChildProcess): Promise<void> {
+function stopChild(child: ChildProcess, signal: 'SIGTERM' | 'SIGKILL' = 'SIGKILL'): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((resolve) => {
     child.once('exit', () => resolve());
-    child.kill('SIGKILL');
+    child.kill(signal);
   });
 }
 
@@ -176,15 +181,20 @@ export async function startPrivateMosquitto(): Promise<PrivateMosquitto> {
         '',
       ].join('\n'),
     );
-    const { child, output } = await startBroker(['-c', confFile], port);
+    let broker = await startBroker(['-c', confFile], port);
     return {
       url: `mqtt://127.0.0.1:${port}`,
       port,
       server,
       admin,
-      output,
+      output: () => broker.output(),
+      restart: async (signal, downMs = 0) => {
+        await stopChild(broker.child, signal);
+        await new Promise((resolve) => setTimeout(resolve, downMs));
+        broker = await startBroker(['-c', confFile], port);
+      },
       stop: async () => {
-        await stopChild(child);
+        await stopChild(broker.child);
         await rm(dir, { recursive: true, force: true });
       },
     };

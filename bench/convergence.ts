@@ -1,0 +1,132 @@
+/**
+ * The long convergence run (issue 25 point 11), part of `npm run bench -- soak`: CONVERGENCE_RUNS (200)
+ * seeded interleavings of CONVERGENCE_STEPS (24) steps over 4 devices, alternating the embedded stack
+ * (PGlite, embedded broker) and PostgreSQL with a private Mosquitto under dynamic security, each checked
+ * after quiescence (apps/server/test/convergence/harness.ts). Seeds run from CONVERGENCE_SEED (random when
+ * unset) upwards; every violating seed is printed with its steps and rows, and replays with
+ * `CONVERGENCE_SEED=<seed> CONVERGENCE_RUNS=1 npx vitest run --project server apps/server/test/convergence.test.ts`.
+ * The figures (runs, steps, faults injected by kind, violations by invariant, time) replace the section
+ * between the markers in docs/reliability.md.
+ *
+ *   node --import tsx bench/convergence.ts
+ */
+import { randomInt } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import {
+  explain,
+  prepareTemplates,
+  type RunResult,
+  runConvergence,
+  type Stack,
+  type StepKind,
+} from '../apps/server/test/convergence/harness';
+import { ADMIN_URL } from './lib/db';
+import { type Figure, fmt } from './lib/report';
+import { repoRoot } from './lib/server';
+
+const RUNS = Number(process.env.CONVERGENCE_RUNS ?? 200);
+const STEPS = Number(process.env.CONVERGENCE_STEPS ?? 24);
+const DEVICES = 4;
+const START = '<!-- convergence-soak:start -->';
+const END = '<!-- convergence-soak:end -->';
+
+/** The faults among the steps (the rest are the fleet's ordinary life). */
+const FAULTS: readonly StepKind[] = [
+  'failing',
+  'reenrol',
+  'offline',
+  'brokerRestart',
+  'serverKill',
+  'runKilled',
+  'reverse',
+];
+
+export async function convergenceSoak(log: (line: string) => void): Promise<Figure[]> {
+  const first = process.env.CONVERGENCE_SEED ? Number(process.env.CONVERGENCE_SEED) : randomInt(1, 2 ** 30);
+  log(`Convergence: ${RUNS} interleavings of ${STEPS} steps from seed ${first}`);
+  const templates = await prepareTemplates(ADMIN_URL);
+  const results: RunResult[] = [];
+  const started = Date.now();
+  try {
+    for (let i = 0; i < RUNS; i++) {
+      const stack: Stack = i % 2 === 0 ? 'embedded' : 'mosquitto';
+      const seed = first + i;
+      const result = await runConvergence({ stack, seed, steps: STEPS, devices: DEVICES, templates });
+      results.push(result);
+      const mark = `${result.violations.length === 0 ? 'ok' : `${result.violations.length} violation(s)`}${result.quiescent ? '' : ', not quiescent'}`;
+      log(`  ${i + 1}/${RUNS} ${stack} seed ${seed}: ${mark} (${fmt.s(result.ms)})`);
+      if (result.violations.length > 0) log(explain(result).replace(/^/gm, '    '));
+    }
+  } finally {
+    await templates.drop();
+  }
+  const minutes = (Date.now() - started) / 60_000;
+  const faults = new Map<string, number>();
+  const kinds = new Map<string, number>();
+  for (const r of results)
+    for (const step of r.steps) {
+      const kind = step.kind === 'brokerRestart' ? `brokerRestart ${step.signal}` : step.kind;
+      if (FAULTS.includes(step.kind)) faults.set(kind, (faults.get(kind) ?? 0) + 1);
+      else kinds.set(kind, (kinds.get(kind) ?? 0) + 1);
+    }
+  const byInvariant = new Map<string, Set<number>>();
+  for (const r of results)
+    for (const v of r.violations)
+      byInvariant.set(v.invariant, (byInvariant.get(v.invariant) ?? new Set()).add(r.seed));
+  const failing = results.filter((r) => r.violations.length > 0);
+  const steps = results.reduce((sum, r) => sum + r.steps.length, 0);
+  const activity = new Map<string, number>();
+  for (const r of results)
+    for (const [k, n] of Object.entries(r.activity)) activity.set(k, (activity.get(k) ?? 0) + n);
+  const list = (m: Map<string, number>) =>
+    [...m]
+      .sort((a, b) => a[0].localeCompare(b[0]))
+      .map(([k, n]) => `${k} ${fmt.int(n)}`)
+      .join(', ');
+  const section = [
+    START,
+    `Last long run: ${new Date().toISOString().slice(0, 10)}, seeds ${first}–${first + RUNS - 1}, ${fmt.int(RUNS)} interleavings (${results.filter((r) => r.stack === 'embedded').length} embedded, ${results.filter((r) => r.stack === 'mosquitto').length} PostgreSQL + Mosquitto) of ${STEPS} steps over ${DEVICES} devices, ${fmt.num(minutes)} min.`,
+    '',
+    '| figure | value |',
+    '| --- | --- |',
+    `| steps | ${fmt.int(steps)} (${list(kinds)}) |`,
+    `| faults injected | ${fmt.int([...faults.values()].reduce((a, b) => a + b, 0))} (${list(faults)}) |`,
+    `| what the fleet did | ${list(activity)} |`,
+    `| reversals drawn | ${results.some((r) => r.reversal) ? 'yes' : 'no (the API has no reversal route yet)'} |`,
+    `| runs not quiescent in 45 s | ${results.filter((r) => !r.quiescent).length} |`,
+    `| runs with a violation | ${failing.length} |`,
+    ...['state', 'current', 'pending', 'once'].map(
+      (inv) =>
+        `| \`${inv}\` violated | ${byInvariant.get(inv)?.size ?? 0} runs${byInvariant.get(inv) ? ` (seeds ${[...(byInvariant.get(inv) as Set<number>)].slice(0, 8).join(', ')}${(byInvariant.get(inv)?.size ?? 0) > 8 ? ', …' : ''})` : ''} |`,
+    ),
+    END,
+  ].join('\n');
+  const path = resolve(repoRoot, 'docs/reliability.md');
+  const doc = readFileSync(path, 'utf8');
+  if (doc.includes(START) && doc.includes(END)) {
+    writeFileSync(path, doc.replace(new RegExp(`${START}[\\s\\S]*${END}`), section));
+    log(`  figures written to ${path}`);
+  } else log(section);
+  return [
+    {
+      bench: 'Convergence',
+      what: `${RUNS} seeded interleavings × ${STEPS} steps, both stacks`,
+      value: `${failing.length} runs violating`,
+      beside: `${fmt.int([...faults.values()].reduce((a, b) => a + b, 0))} faults, ${fmt.num(minutes)} min`,
+      target: '0 violations',
+      holds: failing.length === 0,
+    },
+  ];
+}
+
+if (resolve(process.argv[1] ?? '') === fileURLToPath(import.meta.url)) {
+  convergenceSoak((line) => console.log(line)).then(
+    () => process.exit(0),
+    (error: unknown) => {
+      console.error(error instanceof Error ? (error.stack ?? error.message) : String(error));
+      process.exit(1);
+    },
+  );
+}
