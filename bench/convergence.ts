@@ -5,6 +5,7 @@
  * after quiescence (apps/server/test/convergence/harness.ts). Seeds run from CONVERGENCE_SEED (random when
  * unset) upwards; every violating seed is printed with its steps and rows, and replays with
  * `CONVERGENCE_SEED=<seed> CONVERGENCE_RUNS=1 npx vitest run --project server apps/server/test/convergence.test.ts`.
+ * CONVERGENCE_JOBS (1) runs that many at once; CONVERGENCE_SETTLE_SECONDS (30) bounds each run's settling.
  * The figures (runs, steps, faults injected by kind, violations by invariant, time) replace the section
  * between the markers in docs/reliability.md.
  *
@@ -29,6 +30,10 @@ import { repoRoot } from './lib/server';
 const RUNS = Number(process.env.CONVERGENCE_RUNS ?? 200);
 const STEPS = Number(process.env.CONVERGENCE_STEPS ?? 24);
 const DEVICES = 4;
+/** Interleavings run at once (each its own server, broker and fleet). */
+const JOBS = Number(process.env.CONVERGENCE_JOBS ?? 1);
+/** How long a run may take to settle after its last step. */
+const SETTLE_MS = Number(process.env.CONVERGENCE_SETTLE_SECONDS ?? 30) * 1000;
 const START = '<!-- convergence-soak:start -->';
 const END = '<!-- convergence-soak:end -->';
 
@@ -49,16 +54,35 @@ export async function convergenceSoak(log: (line: string) => void): Promise<Figu
   const templates = await prepareTemplates(ADMIN_URL);
   const results: RunResult[] = [];
   const started = Date.now();
-  try {
-    for (let i = 0; i < RUNS; i++) {
+  let next = 0;
+  const worker = async () => {
+    for (let i = next++; i < RUNS; i = next++) {
       const stack: Stack = i % 2 === 0 ? 'embedded' : 'mosquitto';
       const seed = first + i;
-      const result = await runConvergence({ stack, seed, steps: STEPS, devices: DEVICES, templates });
+      const result = await runConvergence({
+        stack,
+        seed,
+        steps: STEPS,
+        devices: DEVICES,
+        templates,
+        settleMs: SETTLE_MS,
+      });
       results.push(result);
       const mark = `${result.violations.length === 0 ? 'ok' : `${result.violations.length} violation(s)`}${result.quiescent ? '' : ', not quiescent'}`;
-      log(`  ${i + 1}/${RUNS} ${stack} seed ${seed}: ${mark} (${fmt.s(result.ms)})`);
+      const slowest = result.steps
+        .map((step, k) => ({ step: step.kind, ms: result.timings.stepMs[k] ?? 0 }))
+        .sort((x, y) => y.ms - x.ms)
+        .slice(0, 3)
+        .map((x) => `${x.step} ${fmt.s(x.ms)}`)
+        .join(', ');
+      log(
+        `  ${i + 1}/${RUNS} ${stack} seed ${seed}: ${mark} (${fmt.s(result.ms)}: set-up ${fmt.s(result.timings.setupMs)}, settling ${fmt.s(result.timings.settleMs)}; slowest ${slowest})`,
+      );
       if (result.violations.length > 0) log(explain(result).replace(/^/gm, '    '));
     }
+  };
+  try {
+    await Promise.all(Array.from({ length: JOBS }, worker));
   } finally {
     await templates.drop();
   }
@@ -95,12 +119,19 @@ export async function convergenceSoak(log: (line: string) => void): Promise<Figu
     `| faults injected | ${fmt.int([...faults.values()].reduce((a, b) => a + b, 0))} (${list(faults)}) |`,
     `| what the fleet did | ${list(activity)} |`,
     `| reversals drawn | ${results.some((r) => r.reversal) ? 'yes' : 'no (the API has no reversal route yet)'} |`,
-    `| runs not quiescent in 45 s | ${results.filter((r) => !r.quiescent).length} |`,
+    `| runs not quiescent in ${SETTLE_MS / 1000} s | ${results.filter((r) => !r.quiescent).length} |`,
     `| runs with a violation | ${failing.length} |`,
-    ...['state', 'current', 'pending', 'once'].map(
-      (inv) =>
-        `| \`${inv}\` violated | ${byInvariant.get(inv)?.size ?? 0} runs${byInvariant.get(inv) ? ` (seeds ${[...(byInvariant.get(inv) as Set<number>)].slice(0, 8).join(', ')}${(byInvariant.get(inv)?.size ?? 0) > 8 ? ', …' : ''})` : ''} |`,
-    ),
+    ...['state', 'current', 'pending', 'once'].map((inv) => {
+      const causes = ['presence', 'reenrolment', undefined].map((cause) => {
+        const seeds = results
+          .filter((r) => r.violations.some((v) => v.invariant === inv && v.cause === cause))
+          .map((r) => r.seed);
+        return seeds.length === 0
+          ? ''
+          : `${cause ?? 'no known cause'}: ${seeds.length} (seeds ${seeds.slice(0, 6).join(', ')}${seeds.length > 6 ? ', …' : ''})`;
+      });
+      return `| \`${inv}\` violated | ${byInvariant.get(inv)?.size ?? 0} runs${causes.some(Boolean) ? `; ${causes.filter(Boolean).join('; ')}` : ''} |`;
+    }),
     END,
   ].join('\n');
   const path = resolve(repoRoot, 'docs/reliability.md');

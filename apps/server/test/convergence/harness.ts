@@ -2,7 +2,7 @@
  * The convergence harness (issue 25 point 11): does every phone end where its record says?
  *
  * A seeded interleaving of what happens to a fleet — operator single commands and batches, the collections
- * daily run, payments and their reversals, holds and unholds, devices failing commands, registering again,
+ * daily run, payments and their reversals, holds and unholds, the kill switch, devices failing commands, registering again,
  * going offline and online, the broker restarted gracefully or killed, the server killed with SIGKILL — is
  * played against a real server (a process of its own, server-process.ts, so it can be killed) and real
  * simulated agents, then the fleet is left to settle and four invariants are checked:
@@ -87,6 +87,7 @@ export type Step =
   | { kind: 'reverse'; device: number }
   | { kind: 'hold'; device: number }
   | { kind: 'unhold'; device: number }
+  | { kind: 'killSwitch'; on: boolean }
   | { kind: 'failing'; device: number; on: boolean }
   | { kind: 'reenrol'; device: number }
   | { kind: 'offline'; device: number }
@@ -106,6 +107,7 @@ const WEIGHTS: [StepKind, number][] = [
   ['reverse', 1],
   ['hold', 1],
   ['unhold', 1],
+  ['killSwitch', 1],
   ['failing', 2],
   ['reenrol', 1],
   ['offline', 2],
@@ -149,6 +151,9 @@ export function planRun(seed: number, steps: number, devices: number, reversal: 
         break;
       case 'failing':
         plan.push({ kind, device, on: random() < 0.5 });
+        break;
+      case 'killSwitch':
+        plan.push({ kind, on: random() < 0.5 });
         break;
       case 'brokerRestart':
         plan.push({ kind, signal: random() < 0.5 ? 'SIGTERM' : 'SIGKILL', downMs: int(1500) });
@@ -292,6 +297,12 @@ async function adminQuery(url: string, text: string): Promise<void> {
 
 export interface Violation {
   invariant: Invariant;
+  /**
+   * A cause recognised from the rows: `presence` when the record says offline while the agent is
+   * connected (the server missed its `online`); `reenrolment` when the part's last command was executed
+   * before the phone registered again (and came back clean) and nothing brought it back since.
+   */
+  cause?: 'presence' | 'reenrolment';
   imei: string;
   detail: string;
   rows: unknown[];
@@ -306,6 +317,8 @@ export interface RunResult {
   violations: Violation[];
   quiescent: boolean;
   reversal: boolean;
+  /** How long the set-up, each step (in order) and the settling took. */
+  timings: { setupMs: number; stepMs: number[]; settleMs: number };
   /** What the fleet went through: commands by status, collections actions issued by kind. */
   activity: Record<string, number>;
   ms: number;
@@ -329,6 +342,8 @@ interface Customer {
   /** The agent should be on the network (it reconnects by itself after a broker or server restart). */
   wanted: boolean;
   payments: string[];
+  /** The last command id of the device when it last registered again (0: never). */
+  reenrolledAfter: number;
 }
 
 const DAY_MS = 86_400_000;
@@ -464,6 +479,7 @@ export async function runConvergence(options: RunOptions): Promise<RunResult> {
         failing: false,
         wanted: true,
         payments: [],
+        reenrolledAfter: 0,
       };
       customer.device = new SimulatedDevice(
         {
@@ -529,7 +545,10 @@ export async function runConvergence(options: RunOptions): Promise<RunResult> {
       if (whole && arrears > 0) return arrears;
       return Number(rows[0]?.owed ?? 0);
     };
+    const setupMs = Date.now() - started;
+    const stepMs: number[] = [];
     for (const step of steps) {
+      const stepStarted = Date.now();
       const c = 'device' in step ? (customers[step.device] as Customer) : null;
       const refuse = (why: string) => refused.push(`${describeStep(step)}: ${why}`);
       switch (step.kind) {
@@ -623,6 +642,14 @@ export async function runConvergence(options: RunOptions): Promise<RunResult> {
           if (answer.status !== 200) refuse(`${answer.status} ${answer.text}`);
           break;
         }
+        case 'killSwitch': {
+          const answer = await call('PUT', '/api/v2/collections/kill-switch', {
+            on: step.on,
+            reason: step.on ? 'convergence: stop' : 'convergence: go on',
+          });
+          if (answer.status !== 200) refuse(`${answer.status} ${answer.text}`);
+          break;
+        }
         case 'failing':
           if (c) c.failing = step.on;
           break;
@@ -630,6 +657,14 @@ export async function runConvergence(options: RunOptions): Promise<RunResult> {
           if (!c) break;
           // The phone is set up again: the agent registers with its key (proving it) from a clean state.
           await c.device.dropOffline();
+          c.reenrolledAfter = Number(
+            (
+              await sql<{ n: number }>(
+                'SELECT coalesce(max(id), 0)::int AS n FROM commands WHERE imei1 = $1',
+                [c.device.imei],
+              )
+            )[0]?.n ?? 0,
+          );
           await c.device.register();
           await connectAgent(c);
           c.wanted = true;
@@ -652,7 +687,9 @@ export async function runConvergence(options: RunOptions): Promise<RunResult> {
           await restartServer('SIGKILL');
           break;
       }
+      stepMs.push(Date.now() - stepStarted);
     }
+    const settleStarted = Date.now();
 
     // ---- Quiescence: every wanted agent back on, the watcher's last poll, nothing left to deliver ----
     for (const c of customers) if (c.wanted && !c.device.online) await connectAgent(c);
@@ -679,6 +716,7 @@ export async function runConvergence(options: RunOptions): Promise<RunResult> {
       await new Promise((done) => setTimeout(done, 750));
     }
 
+    const timings = { setupMs, stepMs, settleMs: Date.now() - settleStarted };
     const violations = await checkInvariants(customers, sql, dayOf(clock));
     const activity: Record<string, number> = {};
     for (const row of await sql<{ k: string; n: number }>(
@@ -695,6 +733,7 @@ export async function runConvergence(options: RunOptions): Promise<RunResult> {
       quiescent,
       reversal,
       activity,
+      timings,
       ms: Date.now() - started,
     };
 
@@ -765,14 +804,17 @@ async function checkInvariants(customers: Customer[], sql: Sql, today: string): 
     const latestFor = (key: string) => mine.filter((r) => r.state_key === key).at(-1);
     if (!device) continue;
     if (c.device.online) {
+      const presence = device.online ? {} : { cause: 'presence' as const };
       // state: the phone as its record says, or the difference flagged FAILED.
       for (const [key, wanted] of Object.entries(device.desired_state ?? {})) {
         const actual = c.device.state[key as keyof DeviceState];
         if (JSON.stringify(actual) === JSON.stringify(wanted)) continue;
         const latest = latestFor(key);
         if (latest?.status === 'FAILED') continue;
+        const cleaned = latest?.status === 'EXECUTED' && latest.id <= c.reenrolledAfter;
         violations.push({
           invariant: 'state',
+          ...(cleaned ? { cause: 'reenrolment' as const } : presence),
           imei,
           detail: `${key}: the phone has ${JSON.stringify(actual)}, the record wants ${JSON.stringify(wanted)} (its last ${key} command: ${latest ? `${latest.command} ${latest.status}` : 'none'})`,
           rows: [device, ...mine.filter((r) => r.state_key === key).slice(-4)],
@@ -783,6 +825,7 @@ async function checkInvariants(customers: Customer[], sql: Sql, today: string): 
       if (stuck.length > 0)
         violations.push({
           invariant: 'pending',
+          ...presence,
           imei,
           detail: `${stuck.length} command(s) ${stuck.map((r) => `${r.command} ${r.status}`).join(', ')} for a connected device (its record says online=${device.online})`,
           rows: stuck,
@@ -794,6 +837,7 @@ async function checkInvariants(customers: Customer[], sql: Sql, today: string): 
         if (!(unlock?.command === 'UNLOCK' && unlock.status === 'FAILED'))
           violations.push({
             invariant: 'current',
+            ...presence,
             imei,
             detail: `nothing overdue on ${today}, yet the phone is ${c.device.state.locked ? 'locked' : 'unlocked'} and the record wants locked=${String(device.desired_state?.locked)}`,
             rows: [device, ...mine.filter((r) => r.state_key === 'locked').slice(-4)],
