@@ -113,14 +113,12 @@ export async function convergenceSoak(log: (line: string) => void): Promise<Figu
     START,
     `Last long run: ${new Date().toISOString().slice(0, 10)}, seeds ${first}–${first + RUNS - 1}, ${fmt.int(RUNS)} interleavings (${results.filter((r) => r.stack === 'embedded').length} embedded, ${results.filter((r) => r.stack === 'mosquitto').length} PostgreSQL + Mosquitto) of ${STEPS} steps over ${DEVICES} devices, ${fmt.num(minutes)} min.`,
     '',
-    '| figure | value |',
-    '| --- | --- |',
-    `| steps | ${fmt.int(steps)} (${list(kinds)}) |`,
-    `| faults injected | ${fmt.int([...faults.values()].reduce((a, b) => a + b, 0))} (${list(faults)}) |`,
-    `| what the fleet did | ${list(activity)} |`,
-    `| reversals drawn | ${results.some((r) => r.reversal) ? 'yes' : 'no (the API has no reversal route yet)'} |`,
-    `| runs not quiescent in ${SETTLE_MS / 1000} s | ${results.filter((r) => !r.quiescent).length} |`,
-    `| runs with a violation | ${failing.length} |`,
+    `- steps: ${fmt.int(steps)} (${list(kinds)})`,
+    `- faults injected: ${fmt.int([...faults.values()].reduce((a, b) => a + b, 0))} (${list(faults)})`,
+    `- what the fleet did: ${list(activity)}`,
+    `- reversals drawn: ${results.some((r) => r.reversal) ? 'yes' : 'no (the API has no reversal route yet)'}`,
+    `- runs not quiescent in ${SETTLE_MS / 1000} s: ${results.filter((r) => !r.quiescent).length}`,
+    `- runs with a violation: ${failing.length}`,
     ...['state', 'current', 'pending', 'once'].map((inv) => {
       const causes = ['presence', 'reenrolment', undefined].map((cause) => {
         const seeds = results
@@ -130,7 +128,7 @@ export async function convergenceSoak(log: (line: string) => void): Promise<Figu
           ? ''
           : `${cause ?? 'no known cause'}: ${seeds.length} (seeds ${seeds.slice(0, 6).join(', ')}${seeds.length > 6 ? ', …' : ''})`;
       });
-      return `| \`${inv}\` violated | ${byInvariant.get(inv)?.size ?? 0} runs${causes.some(Boolean) ? `; ${causes.filter(Boolean).join('; ')}` : ''} |`;
+      return `- \`${inv}\` violated: ${byInvariant.get(inv)?.size ?? 0} runs${causes.some(Boolean) ? `; ${causes.filter(Boolean).join('; ')}` : ''}`;
     }),
     END,
   ].join('\n');
