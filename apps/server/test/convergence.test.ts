@@ -11,7 +11,14 @@
  */
 import { randomInt } from 'node:crypto';
 import { describe, expect, inject, it } from 'vitest';
-import { explain, type Invariant, runConvergence, type Stack, type Violation } from './convergence/harness';
+import {
+  explain,
+  type Invariant,
+  parsePlan,
+  runConvergence,
+  type Stack,
+  type Violation,
+} from './convergence/harness';
 import { hasDynsec } from './private-mosquitto';
 
 const KNOWN_UNTIL_MERGE: { invariant: Invariant; why: string }[] = [];
@@ -21,7 +28,11 @@ const RUNS = Number(process.env.CONVERGENCE_RUNS ?? 2);
 const STEPS = 14;
 const DEVICES = 4;
 
-const stacks: Stack[] = ['embedded', ...(inject('postgresUrl') && hasDynsec ? (['mosquitto'] as const) : [])];
+const stacks: Stack[] = (
+  ['embedded', ...(inject('postgresUrl') && hasDynsec ? (['mosquitto'] as const) : [])] as Stack[]
+).filter(
+  (stack) => !process.env.CONVERGENCE_STACKS || process.env.CONVERGENCE_STACKS.split(',').includes(stack),
+);
 
 describe.each(stacks)('the device loop converges on %s', (stack) => {
   for (let run = 0; run < RUNS; run++) {
@@ -33,6 +44,7 @@ describe.each(stacks)('the device loop converges on %s', (stack) => {
         seed,
         steps: STEPS,
         devices: DEVICES,
+        ...(process.env.CONVERGENCE_PLAN ? { plan: parsePlan(process.env.CONVERGENCE_PLAN) } : {}),
         templates: {
           pgliteDir: inject('pgliteTemplateDir'),
           postgresUrl: inject('postgresUrl') ?? undefined,

@@ -169,6 +169,28 @@ export function planRun(seed: number, steps: number, devices: number, reversal: 
   return plan;
 }
 
+/**
+ * The steps of a description (`describeStep`'s, joined by ", "), to replay a shortened interleaving:
+ * CONVERGENCE_PLAN="run, run, reenrol(device=0)".
+ */
+export function parsePlan(text: string): Step[] {
+  return [...text.matchAll(/(\w+)(?:\(([^)]*)\))?/g)].map(([, kind, args]) => {
+    const step: Record<string, unknown> = { kind };
+    for (const pair of (args ?? '').split(' ').filter(Boolean)) {
+      const [key = '', value = ''] = pair.split('=');
+      step[key] =
+        key === 'devices'
+          ? value.split('+').map(Number)
+          : value === 'true' || value === 'false'
+            ? value === 'true'
+            : /^\d+$/.test(value)
+              ? Number(value)
+              : value;
+    }
+    return step as Step;
+  });
+}
+
 export const describeStep = (step: Step): string => {
   const { kind, ...rest } = step;
   const args = Object.entries(rest).map(([k, v]) => `${k}=${Array.isArray(v) ? v.join('+') : String(v)}`);
@@ -330,6 +352,8 @@ export interface RunOptions {
   steps: number;
   devices: number;
   templates: Templates;
+  /** These steps instead of the seed's (a shortened interleaving, `parsePlan`). */
+  plan?: Step[];
   /** How long the fleet may take to settle after the last step. */
   settleMs?: number;
   log?: (line: string) => void;
@@ -522,7 +546,7 @@ export async function runConvergence(options: RunOptions): Promise<RunResult> {
     if (loans.status !== 200) throw new Error(`loans: ${loans.status} ${loans.text}`);
 
     // ---- The steps ----
-    const steps = planRun(seed, options.steps, options.devices, reversal);
+    const steps = options.plan ?? planRun(seed, options.steps, options.devices, reversal);
     log(`convergence ${stack} seed=${seed}: ${steps.map(describeStep).join(', ')}`);
     const restartServer = async (signal: 'SIGTERM' | 'SIGKILL') => {
       await stopProcess(current.child, signal);
