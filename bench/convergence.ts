@@ -7,13 +7,15 @@
  * `CONVERGENCE_SEED=<seed> CONVERGENCE_RUNS=1 npx vitest run --project server apps/server/test/convergence.test.ts`.
  * CONVERGENCE_JOBS (1) runs that many at once; CONVERGENCE_SETTLE_SECONDS (30) bounds each run's settling.
  * The figures (runs, steps, faults injected by kind, violations by invariant, time) replace the section
- * between the markers in docs/reliability.md.
+ * between the markers in docs/reliability.md (and, after every interleaving, the figures so far go to
+ * $TMPDIR/lendlock-convergence-figures.md).
  *
  *   node --import tsx bench/convergence.ts
  */
 import { randomInt } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   explain,
@@ -34,6 +36,8 @@ const DEVICES = 4;
 const JOBS = Number(process.env.CONVERGENCE_JOBS ?? 1);
 /** How long a run may take to settle after its last step. */
 const SETTLE_MS = Number(process.env.CONVERGENCE_SETTLE_SECONDS ?? 30) * 1000;
+/** The figures so far, rewritten after every interleaving. */
+const PROGRESS = join(tmpdir(), 'lendlock-convergence-figures.md');
 const START = '<!-- convergence-soak:start -->';
 const END = '<!-- convergence-soak:end -->';
 
@@ -79,6 +83,8 @@ export async function convergenceSoak(log: (line: string) => void): Promise<Figu
         `  ${i + 1}/${RUNS} ${stack} seed ${seed}: ${mark} (${fmt.s(result.ms)}: set-up ${fmt.s(result.timings.setupMs)}, settling ${fmt.s(result.timings.settleMs)}; slowest ${slowest})`,
       );
       if (result.violations.length > 0) log(explain(result).replace(/^/gm, '    '));
+      // The figures so far, should the run be cut short.
+      writeFileSync(PROGRESS, figures(results, first, (Date.now() - started) / 60_000).section);
     }
   };
   try {
@@ -87,6 +93,27 @@ export async function convergenceSoak(log: (line: string) => void): Promise<Figu
     await templates.drop();
   }
   const minutes = (Date.now() - started) / 60_000;
+  const { section, failing, faults } = figures(results, first, minutes);
+  const path = resolve(repoRoot, 'docs/reliability.md');
+  const doc = readFileSync(path, 'utf8');
+  if (doc.includes(START) && doc.includes(END)) {
+    writeFileSync(path, doc.replace(new RegExp(`${START}[\\s\\S]*${END}`), section));
+    log(`  figures written to ${path}`);
+  } else log(section);
+  return [
+    {
+      bench: 'Convergence',
+      what: `${RUNS} seeded interleavings × ${STEPS} steps, both stacks`,
+      value: `${failing.length} runs violating`,
+      beside: `${fmt.int(faults)} faults, ${fmt.num(minutes)} min`,
+      target: '0 violations',
+      holds: failing.length === 0,
+    },
+  ];
+}
+
+/** The figures of the runs so far, as the section of docs/reliability.md. */
+function figures(results: readonly RunResult[], first: number, minutes: number) {
   const faults = new Map<string, number>();
   const kinds = new Map<string, number>();
   for (const r of results)
@@ -111,7 +138,7 @@ export async function convergenceSoak(log: (line: string) => void): Promise<Figu
       .join(', ');
   const section = [
     START,
-    `Last long run: ${new Date().toISOString().slice(0, 10)}, seeds ${first}–${first + RUNS - 1}, ${fmt.int(RUNS)} interleavings (${results.filter((r) => r.stack === 'embedded').length} embedded, ${results.filter((r) => r.stack === 'mosquitto').length} PostgreSQL + Mosquitto) of ${STEPS} steps over ${DEVICES} devices, ${fmt.num(minutes)} min.`,
+    `Last long run: ${new Date().toISOString().slice(0, 10)}, seeds ${first}–${first + RUNS - 1}, ${results.length === RUNS ? fmt.int(RUNS) : `${fmt.int(results.length)} of ${fmt.int(RUNS)} (in progress)`} interleavings (${results.filter((r) => r.stack === 'embedded').length} embedded, ${results.filter((r) => r.stack === 'mosquitto').length} PostgreSQL + Mosquitto) of ${STEPS} steps over ${DEVICES} devices, ${fmt.num(minutes)} min.`,
     '',
     `- steps: ${fmt.int(steps)} (${list(kinds)})`,
     `- faults injected: ${fmt.int([...faults.values()].reduce((a, b) => a + b, 0))} (${list(faults)})`,
@@ -132,22 +159,7 @@ export async function convergenceSoak(log: (line: string) => void): Promise<Figu
     }),
     END,
   ].join('\n');
-  const path = resolve(repoRoot, 'docs/reliability.md');
-  const doc = readFileSync(path, 'utf8');
-  if (doc.includes(START) && doc.includes(END)) {
-    writeFileSync(path, doc.replace(new RegExp(`${START}[\\s\\S]*${END}`), section));
-    log(`  figures written to ${path}`);
-  } else log(section);
-  return [
-    {
-      bench: 'Convergence',
-      what: `${RUNS} seeded interleavings × ${STEPS} steps, both stacks`,
-      value: `${failing.length} runs violating`,
-      beside: `${fmt.int([...faults.values()].reduce((a, b) => a + b, 0))} faults, ${fmt.num(minutes)} min`,
-      target: '0 violations',
-      holds: failing.length === 0,
-    },
-  ];
+  return { section, failing, faults: [...faults.values()].reduce((a, b) => a + b, 0) };
 }
 
 if (resolve(process.argv[1] ?? '') === fileURLToPath(import.meta.url)) {

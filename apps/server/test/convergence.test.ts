@@ -37,7 +37,7 @@ const stacks: Stack[] = (
 describe.each(stacks)('the device loop converges on %s', (stack) => {
   for (let run = 0; run < RUNS; run++) {
     const seed = SEED + run;
-    it(`seed ${seed}`, { timeout: 170_000 }, async () => {
+    it(`seed ${seed}`, { timeout: 240_000 }, async () => {
       console.log(`convergence on ${stack}: seed ${seed} (replay: CONVERGENCE_SEED=${seed})`);
       const result = await runConvergence({
         stack,
@@ -50,6 +50,7 @@ describe.each(stacks)('the device loop converges on %s', (stack) => {
           postgresUrl: inject('postgresUrl') ?? undefined,
           postgresTemplate: inject('postgresTemplate') ?? undefined,
         },
+        settleMs: 30_000,
         log: (line) => console.log(line),
       });
       const known = (v: Violation) => KNOWN_UNTIL_MERGE.find((k) => k.invariant === v.invariant);
