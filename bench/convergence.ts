@@ -18,6 +18,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
+  abandonRuns,
   explain,
   prepareTemplates,
   type RunResult,
@@ -27,7 +28,7 @@ import {
 } from '../apps/server/test/convergence/harness';
 import { ADMIN_URL } from './lib/db';
 import { type Figure, fmt } from './lib/report';
-import { repoRoot } from './lib/server';
+import { onInterrupt, repoRoot } from './lib/server';
 
 const RUNS = Number(process.env.CONVERGENCE_RUNS ?? 200);
 const STEPS = Number(process.env.CONVERGENCE_STEPS ?? 24);
@@ -56,6 +57,10 @@ export async function convergenceSoak(log: (line: string) => void): Promise<Figu
   const first = process.env.CONVERGENCE_SEED ? Number(process.env.CONVERGENCE_SEED) : randomInt(1, 2 ** 30);
   log(`Convergence: ${RUNS} interleavings of ${STEPS} steps from seed ${first}`);
   const templates = await prepareTemplates(ADMIN_URL);
+  const forget = onInterrupt(async () => {
+    await abandonRuns();
+    await templates.drop();
+  });
   const results: RunResult[] = [];
   const started = Date.now();
   let next = 0;
@@ -90,6 +95,7 @@ export async function convergenceSoak(log: (line: string) => void): Promise<Figu
   try {
     await Promise.all(Array.from({ length: JOBS }, worker));
   } finally {
+    forget();
     await templates.drop();
   }
   const minutes = (Date.now() - started) / 60_000;

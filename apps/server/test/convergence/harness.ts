@@ -321,8 +321,9 @@ export interface Violation {
   invariant: Invariant;
   /**
    * A cause recognised from the rows: `presence` when the record says offline while the agent is
-   * connected (the server missed its `online`); `reenrolment` when the part's last command was executed
-   * before the phone registered again (and came back clean) and nothing brought it back since.
+   * connected (the server missed its `online`, and so what followed); else `reenrolment` when the part's
+   * last command was executed before the phone registered again (and came back clean) and nothing
+   * brought it back since.
    */
   cause?: 'presence' | 'reenrolment';
   imei: string;
@@ -377,6 +378,14 @@ const INSTALMENT_EVERY = 2;
 
 const dayOf = (at: Date) => at.toISOString().slice(0, 10);
 
+/** The clean-ups of the runs under way (brokers, servers, databases), for an interrupted soak. */
+const underWay = new Set<() => Promise<void>>();
+
+/** Stops what the runs under way started (the soak calls it on SIGINT). */
+export async function abandonRuns(): Promise<void> {
+  await Promise.all([...underWay].map((cleanup) => cleanup().catch(() => {})));
+}
+
 export async function runConvergence(options: RunOptions): Promise<RunResult> {
   const started = Date.now();
   const log = options.log ?? (() => {});
@@ -386,6 +395,10 @@ export async function runConvergence(options: RunOptions): Promise<RunResult> {
   let broker: PrivateMosquitto | null = null;
   let server: ServerProcess | null = null;
   const customers: Customer[] = [];
+  const cleanUp = async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => {});
+  };
+  underWay.add(cleanUp);
   try {
     // ---- The stack ----
     const dataDir = mkdtempSync(join(tmpdir(), 'lendlock-converge-'));
@@ -766,7 +779,8 @@ export async function runConvergence(options: RunOptions): Promise<RunResult> {
       await c.device.connect().catch(() => {});
     }
   } finally {
-    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
+    underWay.delete(cleanUp);
+    await cleanUp();
   }
 }
 
@@ -838,7 +852,7 @@ async function checkInvariants(customers: Customer[], sql: Sql, today: string): 
         const cleaned = latest?.status === 'EXECUTED' && latest.id <= c.reenrolledAfter;
         violations.push({
           invariant: 'state',
-          ...(cleaned ? { cause: 'reenrolment' as const } : presence),
+          ...(device.online ? (cleaned ? { cause: 'reenrolment' as const } : {}) : presence),
           imei,
           detail: `${key}: the phone has ${JSON.stringify(actual)}, the record wants ${JSON.stringify(wanted)} (its last ${key} command: ${latest ? `${latest.command} ${latest.status}` : 'none'})`,
           rows: [device, ...mine.filter((r) => r.state_key === key).slice(-4)],
