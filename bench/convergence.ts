@@ -3,8 +3,8 @@
  * seeded interleavings of CONVERGENCE_STEPS (24) steps over 4 devices, alternating the embedded stack
  * (PGlite, embedded broker) and PostgreSQL with a private Mosquitto under dynamic security, each checked
  * after quiescence (apps/server/test/convergence/harness.ts). Seeds run from CONVERGENCE_SEED (random when
- * unset) upwards; every violating seed is printed with its steps and rows, and replays with
- * `CONVERGENCE_SEED=<seed> CONVERGENCE_RUNS=1 npx vitest run --project server apps/server/test/convergence.test.ts`.
+ * unset) upwards; every violating seed is printed with its steps and rows, and the command that replays it
+ * in the test (`replayCommand`: its seed, steps and stack).
  * CONVERGENCE_JOBS (1) runs that many at once; CONVERGENCE_SETTLE_SECONDS (30) bounds each run's settling.
  * The figures (runs, steps, faults injected by kind, violations by invariant, time) replace the section
  * between the markers in docs/reliability.md (and, after every interleaving, the figures so far go to

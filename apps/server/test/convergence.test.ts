@@ -3,7 +3,9 @@
  * batches, collections runs, payments (and reversals, once the API has them), holds, failing devices,
  * re-enrolment, devices offline and online, broker restarts and server SIGKILLs (harness.ts), then the four
  * invariants after quiescence. The seed comes from CONVERGENCE_SEED (a failing run's seed replays it) or is
- * drawn, and is always printed; CONVERGENCE_RUNS runs per stack (default 2), the next seeds after the first.
+ * drawn, and is always printed; CONVERGENCE_RUNS runs per stack (default 2), the next seeds after the first;
+ * CONVERGENCE_STEPS steps each (14); CONVERGENCE_STACKS=embedded,mosquitto to choose; CONVERGENCE_PLAN to
+ * replay a shortened interleaving (`parsePlan`).
  * The long run is `npm run bench -- soak` (docs/reliability.md).
  *
  * KNOWN_UNTIL_MERGE: violations of faults the other branches of issue 25 fix. They are printed, never
@@ -15,6 +17,7 @@ import {
   explain,
   type Invariant,
   parsePlan,
+  replayCommand,
   runConvergence,
   type Stack,
   type Violation,
@@ -25,7 +28,7 @@ const KNOWN_UNTIL_MERGE: { invariant: Invariant; why: string }[] = [];
 
 const SEED = process.env.CONVERGENCE_SEED ? Number(process.env.CONVERGENCE_SEED) : randomInt(1, 2 ** 31);
 const RUNS = Number(process.env.CONVERGENCE_RUNS ?? 2);
-const STEPS = 14;
+const STEPS = Number(process.env.CONVERGENCE_STEPS ?? 14);
 const DEVICES = 4;
 
 const stacks: Stack[] = (
@@ -38,7 +41,9 @@ describe.each(stacks)('the device loop converges on %s', (stack) => {
   for (let run = 0; run < RUNS; run++) {
     const seed = SEED + run;
     it(`seed ${seed}`, { timeout: 240_000 }, async () => {
-      console.log(`convergence on ${stack}: seed ${seed} (replay: CONVERGENCE_SEED=${seed})`);
+      console.log(
+        `convergence on ${stack}: seed ${seed} (replay: ${replayCommand({ seed, stack, steps: Array(STEPS) })})`,
+      );
       const result = await runConvergence({
         stack,
         seed,

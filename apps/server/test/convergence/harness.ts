@@ -923,10 +923,15 @@ async function checkInvariants(customers: Customer[], sql: Sql, today: string): 
   return violations;
 }
 
+/** The command that replays a run: its seed, its number of steps and its stack. */
+export function replayCommand(run: Pick<RunResult, 'seed' | 'steps' | 'stack'>): string {
+  return `CONVERGENCE_SEED=${run.seed} CONVERGENCE_STEPS=${run.steps.length} CONVERGENCE_STACKS=${run.stack} CONVERGENCE_RUNS=1 npx vitest run --project server apps/server/test/convergence.test.ts`;
+}
+
 /** The failure message: the seed (and how to replay it), the steps, and each violation with its rows. */
 export function explain(result: RunResult): string {
   return [
-    `Convergence violated on ${result.stack}, seed ${result.seed} (replay: CONVERGENCE_SEED=${result.seed})`,
+    `Convergence violated on ${result.stack}, seed ${result.seed} (replay: ${replayCommand(result)})`,
     `steps: ${result.steps.map(describeStep).join(', ')}`,
     ...(result.refused.length > 0 ? [`refused: ${result.refused.join('; ')}`] : []),
     `quiescent: ${result.quiescent}`,
