@@ -14,9 +14,10 @@
 import { randomInt } from 'node:crypto';
 import { describe, expect, inject, it } from 'vitest';
 import {
+  describeStep,
   explain,
-  type Invariant,
   parsePlan,
+  planRun,
   replayCommand,
   runConvergence,
   type Stack,
@@ -24,7 +25,16 @@ import {
 } from './convergence/harness';
 import { hasDynsec } from './private-mosquitto';
 
-const KNOWN_UNTIL_MERGE: { invariant: Invariant; why: string }[] = [];
+/**
+ * Violations recognised by their cause (harness.ts, `Violation.cause`) whose fault another branch of
+ * issue 25 fixes: tolerated here, printed in full. Remove each entry once its branch is merged.
+ */
+const KNOWN_UNTIL_MERGE: { cause: NonNullable<Violation['cause']>; why: string }[] = [
+  {
+    cause: 'presence',
+    why: "issue 25 point 1: after a graceful broker restart (every device's offline will) the server misses the devices' online and strands their commands",
+  },
+];
 
 const SEED = process.env.CONVERGENCE_SEED ? Number(process.env.CONVERGENCE_SEED) : randomInt(1, 2 ** 31);
 const RUNS = Number(process.env.CONVERGENCE_RUNS ?? 2);
@@ -58,7 +68,7 @@ describe.each(stacks)('the device loop converges on %s', (stack) => {
         settleMs: 30_000,
         log: (line) => console.log(line),
       });
-      const known = (v: Violation) => KNOWN_UNTIL_MERGE.find((k) => k.invariant === v.invariant);
+      const known = (v: Violation) => KNOWN_UNTIL_MERGE.find((k) => k.cause === v.cause);
       const tolerated = result.violations.filter(known);
       if (tolerated.length > 0)
         console.warn(
@@ -68,4 +78,21 @@ describe.each(stacks)('the device loop converges on %s', (stack) => {
       expect(unexpected, explain({ ...result, violations: unexpected })).toEqual([]);
     });
   }
+});
+
+describe('the interleavings', () => {
+  it('a seed draws the same steps every time, and their description replays them', () => {
+    for (const seed of [1, 42, SEED]) {
+      const steps = planRun(seed, 40, DEVICES, true);
+      expect(planRun(seed, 40, DEVICES, true)).toEqual(steps);
+      expect(parsePlan(steps.map(describeStep).join(', '))).toEqual(steps);
+    }
+    // Every kind is drawn over a few seeds; reversals only when the API has them.
+    const kinds = (reversal: boolean) =>
+      new Set([1, 2, 3, 4, 5].flatMap((seed) => planRun(seed, 40, DEVICES, reversal).map((s) => s.kind)));
+    expect(kinds(true).has('reverse')).toBe(true);
+    expect(kinds(false).has('reverse')).toBe(false);
+    expect(kinds(true).size).toBe(15);
+    expect(kinds(false).size).toBe(14);
+  });
 });

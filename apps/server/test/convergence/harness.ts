@@ -323,9 +323,10 @@ export interface Violation {
    * A cause recognised from the rows: `presence` when the record says offline while the agent is
    * connected (the server missed its `online`, and so what followed); else `reenrolment` when the part's
    * last command was executed before the phone registered again (and came back clean) and nothing
-   * brought it back since.
+   * brought it back since; else `reordered` when an older command on the part was executed after the
+   * last one (a resend of it reached the phone after the newer command, and undid it).
    */
-  cause?: 'presence' | 'reenrolment';
+  cause?: 'presence' | 'reenrolment' | 'reordered';
   imei: string;
   detail: string;
   rows: unknown[];
@@ -809,6 +810,7 @@ interface CommandRow {
   interface: string;
   status: string;
   result: string | null;
+  completed_at: string | null;
 }
 
 async function checkInvariants(customers: Customer[], sql: Sql, today: string): Promise<Violation[]> {
@@ -825,7 +827,7 @@ async function checkInvariants(customers: Customer[], sql: Sql, today: string): 
     [imeis],
   );
   const commands = await sql<CommandRow>(
-    `SELECT id, imei1, command, state_key, interface, status, result FROM commands
+    `SELECT id, imei1, command, state_key, interface, status, result, completed_at FROM commands
       WHERE imei1 = ANY($1::text[]) ORDER BY id`,
     [imeis],
   );
@@ -850,9 +852,20 @@ async function checkInvariants(customers: Customer[], sql: Sql, today: string): 
         const latest = latestFor(key);
         if (latest?.status === 'FAILED') continue;
         const cleaned = latest?.status === 'EXECUTED' && latest.id <= c.reenrolledAfter;
+        const reordered = mine.some(
+          (r) =>
+            r.state_key === key &&
+            latest !== undefined &&
+            r.id < latest.id &&
+            r.status === 'EXECUTED' &&
+            r.completed_at !== null &&
+            latest.completed_at !== null &&
+            new Date(r.completed_at) > new Date(latest.completed_at),
+        );
+        const cause = cleaned ? 'reenrolment' : reordered ? 'reordered' : undefined;
         violations.push({
           invariant: 'state',
-          ...(device.online ? (cleaned ? { cause: 'reenrolment' as const } : {}) : presence),
+          ...(device.online ? (cause ? { cause } : {}) : presence),
           imei,
           detail: `${key}: the phone has ${JSON.stringify(actual)}, the record wants ${JSON.stringify(wanted)} (its last ${key} command: ${latest ? `${latest.command} ${latest.status}` : 'none'})`,
           rows: [device, ...mine.filter((r) => r.state_key === key).slice(-4)],
