@@ -64,18 +64,27 @@ export async function convergenceSoak(log: (line: string) => void): Promise<Figu
   const results: RunResult[] = [];
   const started = Date.now();
   let next = 0;
+  const errors: string[] = [];
   const worker = async () => {
     for (let i = next++; i < RUNS; i = next++) {
       const stack: Stack = i % 2 === 0 ? 'embedded' : 'mosquitto';
       const seed = first + i;
-      const result = await runConvergence({
-        stack,
-        seed,
-        steps: STEPS,
-        devices: DEVICES,
-        templates,
-        settleMs: SETTLE_MS,
-      });
+      let result: RunResult;
+      try {
+        result = await runConvergence({
+          stack,
+          seed,
+          steps: STEPS,
+          devices: DEVICES,
+          templates,
+          settleMs: SETTLE_MS,
+        });
+      } catch (error) {
+        // The harness itself failed (a set-up refused, a server that would not start): counted, not hidden.
+        errors.push(`${stack} seed ${seed}: ${error instanceof Error ? error.message : String(error)}`);
+        log(`  ${i + 1}/${RUNS} ${stack} seed ${seed}: harness error: ${errors.at(-1)}`);
+        continue;
+      }
       results.push(result);
       const mark = `${result.violations.length === 0 ? 'ok' : `${result.violations.length} violation(s)`}${result.quiescent ? '' : ', not quiescent'}`;
       const slowest = result.steps
@@ -89,7 +98,7 @@ export async function convergenceSoak(log: (line: string) => void): Promise<Figu
       );
       if (result.violations.length > 0) log(explain(result).replace(/^/gm, '    '));
       // The figures so far, should the run be cut short.
-      writeFileSync(PROGRESS, figures(results, first, (Date.now() - started) / 60_000).section);
+      writeFileSync(PROGRESS, figures(results, errors, first, (Date.now() - started) / 60_000).section);
     }
   };
   try {
@@ -99,7 +108,7 @@ export async function convergenceSoak(log: (line: string) => void): Promise<Figu
     await templates.drop();
   }
   const minutes = (Date.now() - started) / 60_000;
-  const { section, failing, faults } = figures(results, first, minutes);
+  const { section, failing, faults } = figures(results, errors, first, minutes);
   const path = resolve(repoRoot, 'docs/reliability.md');
   const doc = readFileSync(path, 'utf8');
   if (doc.includes(START) && doc.includes(END)) {
@@ -119,7 +128,7 @@ export async function convergenceSoak(log: (line: string) => void): Promise<Figu
 }
 
 /** The figures of the runs so far, as the section of docs/reliability.md. */
-function figures(results: readonly RunResult[], first: number, minutes: number) {
+function figures(results: readonly RunResult[], errors: readonly string[], first: number, minutes: number) {
   const faults = new Map<string, number>();
   const kinds = new Map<string, number>();
   for (const r of results)
@@ -144,7 +153,7 @@ function figures(results: readonly RunResult[], first: number, minutes: number) 
       .join(', ');
   const section = [
     START,
-    `Last long run: ${new Date().toISOString().slice(0, 10)}, seeds ${first}–${first + RUNS - 1}, ${results.length === RUNS ? fmt.int(RUNS) : `${fmt.int(results.length)} of ${fmt.int(RUNS)} (in progress)`} interleavings (${results.filter((r) => r.stack === 'embedded').length} embedded, ${results.filter((r) => r.stack === 'mosquitto').length} PostgreSQL + Mosquitto) of ${STEPS} steps over ${DEVICES} devices, ${fmt.num(minutes)} min.`,
+    `Last long run: ${new Date().toISOString().slice(0, 10)}, seeds ${first}–${first + RUNS - 1}, ${results.length + errors.length === RUNS ? fmt.int(RUNS) : `${fmt.int(results.length + errors.length)} of ${fmt.int(RUNS)} (in progress)`} interleavings (${results.filter((r) => r.stack === 'embedded').length} embedded, ${results.filter((r) => r.stack === 'mosquitto').length} PostgreSQL + Mosquitto) of ${STEPS} steps over ${DEVICES} devices, ${fmt.num(minutes)} min.`,
     '',
     `- steps: ${fmt.int(steps)} (${list(kinds)})`,
     `- faults injected: ${fmt.int([...faults.values()].reduce((a, b) => a + b, 0))} (${list(faults)})`,
@@ -152,6 +161,7 @@ function figures(results: readonly RunResult[], first: number, minutes: number) 
     `- reversals drawn: ${results.some((r) => r.reversal) ? 'yes' : 'no (the API has no reversal route yet)'}`,
     `- runs not quiescent in ${SETTLE_MS / 1000} s: ${results.filter((r) => !r.quiescent).length}`,
     `- runs with a violation: ${failing.length}`,
+    `- runs the harness could not finish: ${errors.length}${errors.length > 0 ? ` (${errors.slice(0, 3).join('; ')})` : ''}`,
     ...['state', 'current', 'pending', 'once'].map((inv) => {
       const causes = ['presence', 'reenrolment', undefined].map((cause) => {
         const seeds = results

@@ -703,7 +703,20 @@ export async function runConvergence(options: RunOptions): Promise<RunResult> {
               )
             )[0]?.n ?? 0,
           );
-          await c.device.register();
+          // A phone retries a refused registration (503 while the broker cannot provision it) for a while;
+          // given up, it keeps its credential, which the server did not change.
+          for (let attempt = 1; ; attempt++) {
+            try {
+              await c.device.register();
+              break;
+            } catch (error) {
+              if (attempt >= 10) {
+                refuse(error instanceof Error ? error.message : String(error));
+                break;
+              }
+              await new Promise((done) => setTimeout(done, 1_000));
+            }
+          }
           await connectAgent(c);
           c.wanted = true;
           break;
