@@ -324,9 +324,10 @@ export interface Violation {
    * connected (the server missed its `online`, and so what followed); else `reenrolment` when the part's
    * last command was executed before the phone registered again (and came back clean) and nothing
    * brought it back since; else `reordered` when an older command on the part was executed after the
-   * last one (a resend of it reached the phone after the newer command, and undid it).
+   * last one (a resend of it reached the phone after the newer command, and undid it); `killSwitch` for
+   * a customer current but locked while the collections kill switch is on (no unlock on payment).
    */
-  cause?: 'presence' | 'reenrolment' | 'reordered';
+  cause?: 'presence' | 'reenrolment' | 'reordered' | 'killSwitch';
   imei: string;
   detail: string;
   rows: unknown[];
@@ -341,6 +342,8 @@ export interface RunResult {
   violations: Violation[];
   quiescent: boolean;
   reversal: boolean;
+  /** The steps were given (CONVERGENCE_PLAN), not drawn from the seed. */
+  planned: boolean;
   /** How long the set-up, each step (in order) and the settling took. */
   timings: { setupMs: number; stepMs: number[]; settleMs: number };
   /** What the fleet went through: commands by status, collections actions issued by kind. */
@@ -783,6 +786,7 @@ export async function runConvergence(options: RunOptions): Promise<RunResult> {
       violations,
       quiescent,
       reversal,
+      planned: options.plan !== undefined,
       activity,
       timings,
       ms: Date.now() - started,
@@ -829,6 +833,8 @@ interface CommandRow {
 async function checkInvariants(customers: Customer[], sql: Sql, today: string): Promise<Violation[]> {
   const violations: Violation[] = [];
   const imeis = customers.map((c) => c.device.imei);
+  const killSwitch =
+    (await sql<{ on: boolean }>('SELECT kill_switch AS on FROM collection_control'))[0]?.on === true;
   const devices = await sql<{
     imei1: string;
     online: boolean;
@@ -901,7 +907,7 @@ async function checkInvariants(customers: Customer[], sql: Sql, today: string): 
         if (!(unlock?.command === 'UNLOCK' && unlock.status === 'FAILED'))
           violations.push({
             invariant: 'current',
-            ...presence,
+            ...(device.online ? (killSwitch ? { cause: 'killSwitch' as const } : {}) : presence),
             imei,
             detail: `nothing overdue on ${today}, yet the phone is ${c.device.state.locked ? 'locked' : 'unlocked'} and the record wants locked=${String(device.desired_state?.locked)}`,
             rows: [device, ...mine.filter((r) => r.state_key === 'locked').slice(-4)],
@@ -950,8 +956,9 @@ async function checkInvariants(customers: Customer[], sql: Sql, today: string): 
 }
 
 /** The command that replays a run: its seed, its number of steps and its stack. */
-export function replayCommand(run: Pick<RunResult, 'seed' | 'steps' | 'stack'>): string {
-  return `CONVERGENCE_SEED=${run.seed} CONVERGENCE_STEPS=${run.steps.length} CONVERGENCE_STACKS=${run.stack} CONVERGENCE_RUNS=1 npx vitest run --project server apps/server/test/convergence.test.ts`;
+export function replayCommand(run: Pick<RunResult, 'seed' | 'steps' | 'stack' | 'planned'>): string {
+  const plan = run.planned ? `CONVERGENCE_PLAN="${run.steps.map(describeStep).join(', ')}" ` : '';
+  return `${plan}CONVERGENCE_SEED=${run.seed} CONVERGENCE_STEPS=${run.steps.length} CONVERGENCE_STACKS=${run.stack} CONVERGENCE_RUNS=1 npx vitest run --project server apps/server/test/convergence.test.ts`;
 }
 
 /** The failure message: the seed (and how to replay it), the steps, and each violation with its rows. */
