@@ -77,7 +77,7 @@ describe.each(stacks)('the device loop converges on %s', (stack) => {
       const tolerated = result.violations.filter(known);
       if (tolerated.length > 0)
         console.warn(
-          `KNOWN_UNTIL_MERGE (${tolerated.map((v) => known(v)?.why).join('; ')}):\n${explain({ ...result, violations: tolerated })}`,
+          `KNOWN_UNTIL_MERGE (${[...new Set(tolerated.map((v) => known(v)?.why))].join('; ')}):\n${explain({ ...result, violations: tolerated })}`,
         );
       const unexpected = result.violations.filter((v) => !known(v));
       expect(unexpected, explain({ ...result, violations: unexpected })).toEqual([]);
