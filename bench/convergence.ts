@@ -163,7 +163,8 @@ function figures(results: readonly RunResult[], errors: readonly string[], first
     `- runs with a violation: ${failing.length}`,
     `- runs the harness could not finish: ${errors.length}${errors.length > 0 ? ` (${errors.slice(0, 3).join('; ')})` : ''}`,
     ...['state', 'current', 'pending', 'once'].map((inv) => {
-      const causes = ['presence', 'reenrolment', undefined].map((cause) => {
+      const named = [...new Set(results.flatMap((r) => r.violations.map((v) => v.cause)))].filter(Boolean);
+      const causes = [...named, undefined].map((cause) => {
         const seeds = results
           .filter((r) => r.violations.some((v) => v.invariant === inv && v.cause === cause))
           .map((r) => r.seed);
