@@ -970,7 +970,7 @@ export function explain(result: RunResult): string {
     `quiescent: ${result.quiescent}`,
     ...result.violations.map(
       (v) =>
-        `- [${v.invariant}] ${v.imei}: ${v.detail}\n    ${v.rows.map((r) => JSON.stringify(r)).join('\n    ')}`,
+        `- [${v.invariant}${v.cause ? `, cause: ${v.cause}` : ''}] ${v.imei}: ${v.detail}\n    ${v.rows.map((r) => JSON.stringify(r)).join('\n    ')}`,
     ),
   ].join('\n');
 }
