@@ -1,11 +1,11 @@
 /**
  * The long convergence run (issue 25 point 11), part of `npm run bench -- soak`: CONVERGENCE_RUNS (200)
- * seeded interleavings of CONVERGENCE_STEPS (24) steps over 4 devices, alternating the embedded stack
+ * seeded interleavings of CONVERGENCE_STEPS (12) steps over 4 devices, alternating the embedded stack
  * (PGlite, embedded broker) and PostgreSQL with a private Mosquitto under dynamic security, each checked
  * after quiescence (apps/server/test/convergence/harness.ts). Seeds run from CONVERGENCE_SEED (random when
  * unset) upwards; every violating seed is printed with its steps and rows, and the command that replays it
  * in the test (`replayCommand`: its seed, steps and stack).
- * CONVERGENCE_JOBS (1) runs that many at once; CONVERGENCE_SETTLE_SECONDS (30) bounds each run's settling.
+ * CONVERGENCE_JOBS (4) runs that many at once; CONVERGENCE_SETTLE_SECONDS (20) bounds each run's settling.
  * The figures (runs, steps, faults injected by kind, violations by invariant, time) replace the section
  * between the markers in docs/reliability.md (and, after every interleaving, the figures so far go to
  * $TMPDIR/lendlock-convergence-figures.md).
@@ -31,12 +31,12 @@ import { type Figure, fmt } from './lib/report';
 import { onInterrupt, repoRoot } from './lib/server';
 
 const RUNS = Number(process.env.CONVERGENCE_RUNS ?? 200);
-const STEPS = Number(process.env.CONVERGENCE_STEPS ?? 24);
+const STEPS = Number(process.env.CONVERGENCE_STEPS ?? 12);
 const DEVICES = 4;
 /** Interleavings run at once (each its own server, broker and fleet). */
-const JOBS = Number(process.env.CONVERGENCE_JOBS ?? 1);
+const JOBS = Number(process.env.CONVERGENCE_JOBS ?? 4);
 /** How long a run may take to settle after its last step. */
-const SETTLE_MS = Number(process.env.CONVERGENCE_SETTLE_SECONDS ?? 30) * 1000;
+const SETTLE_MS = Number(process.env.CONVERGENCE_SETTLE_SECONDS ?? 20) * 1000;
 /** The figures so far, rewritten after every interleaving. */
 const PROGRESS = join(tmpdir(), 'lendlock-convergence-figures.md');
 const START = '<!-- convergence-soak:start -->';
