@@ -13,6 +13,7 @@ import { collectionsBenchmark } from './collections';
 import { commandBenchmarks } from './commands';
 import { consoleBenchmark } from './console';
 import { consoleScreensBenchmark } from './console-ui';
+import { convergenceSoak } from './convergence';
 import { waitForQuiet } from './lib/cpu';
 import { adminQuery } from './lib/db';
 import { performanceDocument } from './lib/document';
@@ -93,13 +94,17 @@ const BENCHMARKS: Record<string, (log: Log, lines: string[]) => Promise<Figure[]
   audit: (log, lines) => quietly(log, lines, auditSearchBenchmark),
   // Issue 20.6: the demo server's memory over 30 minutes; run only when named (`npm run bench -- soak`),
   // and once (not again on a busy machine: it measures memory, not speed).
-  soak: (log) => soakBenchmark(log),
+  // Issue 25.11: with it, the long convergence run (at least 200 seeded interleavings, both stacks); its
+  // figures go to docs/reliability.md.
+  soak: async (log) => [...(await convergenceSoak(log)), ...(await soakBenchmark(log))],
+  // The convergence run alone.
+  convergence: (log) => convergenceSoak(log),
   // Issue 19.4: the collections daily run over 1,000,000 loans on PostgreSQL.
   collections: (log, lines) => quietly(log, lines, collectionsBenchmark),
 };
 
 /** Benchmarks the default run leaves out (they take half an hour). */
-const ONLY_WHEN_NAMED = new Set(['soak']);
+const ONLY_WHEN_NAMED = new Set(['soak', 'convergence']);
 
 async function main(): Promise<void> {
   const chosen = process.argv.slice(2).filter((a) => !a.startsWith('-'));
