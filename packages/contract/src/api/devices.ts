@@ -52,6 +52,7 @@ export const dashboardChartsSchema = z.object({
  */
 export const SETTING_STANDINGS = ['IN_EFFECT', 'PENDING', 'ON_REGISTRATION'] as const;
 export type SettingStanding = (typeof SETTING_STANDINGS)[number];
+const settingStandingSchema = z.enum(SETTING_STANDINGS).nullable();
 export type DeviceStandings = Record<keyof DeviceState, SettingStanding | null>;
 
 /** Each setting's standing (SETTING_STANDINGS) from a device's claim status, desired and reported states. */
@@ -91,7 +92,11 @@ export const deviceRecordSchema = z.object({
   state: deviceStateSchema.nullable(),
   desired: deviceStateSchema,
   /** Each setting's standing (settingStandings). */
-  standing: z.record(deviceStateSchema.keyof(), z.enum(SETTING_STANDINGS).nullable()),
+  standing: z.object(
+    Object.fromEntries(
+      Object.keys(INITIAL_DEVICE_STATE).map((key) => [key, settingStandingSchema]),
+    ) as Record<keyof DeviceState, typeof settingStandingSchema>,
+  ),
 });
 export type DeviceRecord = z.infer<typeof deviceRecordSchema>;
 
