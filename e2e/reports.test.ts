@@ -42,8 +42,11 @@ import { type TestUser, USERS } from './support/users';
 
 /** The demo's fleet size: a few dozen devices give every tab rows. */
 const DEMO_DEVICES = 30;
-/** The whole history (the demo spreads it over the past 21 days) and a little future. */
-const FROM = utcDay(-30);
+/**
+ * The whole history and a little future: the demo spreads it over the past 21 days, and registers a phone
+ * with a loan when its loan began (a step before its first instalment, up to 370 days back).
+ */
+const FROM = utcDay(-400);
 const TO = utcDay(1);
 const UPLOAD_NAME = 'wallpaper-e2e.csv';
 
