@@ -7,9 +7,6 @@
  * CONVERGENCE_STEPS steps each (14); CONVERGENCE_STACKS=embedded,mosquitto to choose; CONVERGENCE_PLAN to
  * replay a shortened interleaving (`parsePlan`).
  * The long run is `npm run bench -- soak` (docs/reliability.md).
- *
- * KNOWN_UNTIL_MERGE: violations of faults the other branches of issue 25 fix. They are printed, never
- * silent; the lead empties the list once those branches are merged, and the test must then pass without it.
  */
 import { randomInt } from 'node:crypto';
 import { describe, expect, inject, it } from 'vitest';
@@ -21,24 +18,8 @@ import {
   replayCommand,
   runConvergence,
   type Stack,
-  type Violation,
 } from './convergence/harness';
 import { hasDynsec } from './private-mosquitto';
-
-/**
- * Violations recognised by their cause (harness.ts, `Violation.cause`) whose fault another branch of
- * issue 25 fixes: tolerated here, printed in full. Remove each entry once its branch is merged.
- */
-const KNOWN_UNTIL_MERGE: { cause: NonNullable<Violation['cause']>; why: string }[] = [
-  {
-    cause: 'presence',
-    why: "issue 25 point 1: after a graceful broker restart (every device's offline will) the server misses the devices' online and strands their commands",
-  },
-  {
-    cause: 'killSwitch',
-    why: 'issue 25 point 6: with the kill switch on, a payment that clears the arrears does not unlock',
-  },
-];
 
 const SEED = process.env.CONVERGENCE_SEED ? Number(process.env.CONVERGENCE_SEED) : randomInt(1, 2 ** 31);
 const RUNS = Number(process.env.CONVERGENCE_RUNS ?? 2);
@@ -73,14 +54,7 @@ describe.each(stacks)('the device loop converges on %s', (stack) => {
         settleMs: 30_000,
         log: (line) => console.log(line),
       });
-      const known = (v: Violation) => KNOWN_UNTIL_MERGE.find((k) => k.cause === v.cause);
-      const tolerated = result.violations.filter(known);
-      if (tolerated.length > 0)
-        console.warn(
-          `KNOWN_UNTIL_MERGE (${[...new Set(tolerated.map((v) => known(v)?.why))].join('; ')}):\n${explain({ ...result, violations: tolerated })}`,
-        );
-      const unexpected = result.violations.filter((v) => !known(v));
-      expect(unexpected, explain({ ...result, violations: unexpected })).toEqual([]);
+      expect(result.violations, explain(result)).toEqual([]);
     });
   }
 });

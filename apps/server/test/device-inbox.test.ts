@@ -79,4 +79,52 @@ describe.each(databaseKinds())('the device inbox on %s', (kind) => {
       { timeout: 5000, interval: 50 },
     );
   });
+
+  it('reconciles the state an acknowledgement reports: an older command resent after a newer one undid it', async () => {
+    const { commands } = suite.server.app.ctx;
+    const device = simulatedDevice(suite.server);
+    suite.devices.push(device);
+    await device.register();
+    await device.connect();
+    const settled = (transactionId: string) =>
+      vi.waitFor(async () => expect((await commandRow(transactionId)).status).toBe('EXECUTED'), {
+        timeout: 5000,
+        interval: 50,
+      });
+    const unlock = await commands.issue({ imei: device.imei, command: 'UNLOCK', iface: 'S', actor: null });
+    await settled(unlock.transactionId);
+    const lock = await commands.issue({ imei: device.imei, command: 'LOCK', iface: 'S', actor: null });
+    await settled(lock.transactionId);
+    expect(device.state.locked).toBe(true);
+
+    // The phone unlocked by the older UNLOCK once more (its resend after a server's SIGKILL reached the
+    // phone after the LOCK), and says so in the acknowledgement of that resend; nothing else is pending.
+    device.state = { ...device.state, locked: false };
+    await commands.handleAck(device.imei, {
+      id: unlock.transactionId,
+      status: 'EXECUTED',
+      result: 'already executed',
+      state: device.state,
+    });
+
+    // The record wants it locked: the reconcile sends a LOCK, and the phone is locked again.
+    await vi.waitFor(
+      async () => {
+        expect(device.state.locked).toBe(true);
+        expect((await deviceRow(device.imei)).reported_state).toMatchObject({ locked: true });
+      },
+      { timeout: 5000, interval: 50 },
+    );
+    const locks = await suite.database.db
+      .selectFrom('commands')
+      .select(['command', 'status'])
+      .where('imei1', '=', device.imei)
+      .where('command', '=', 'LOCK')
+      .orderBy('id')
+      .execute();
+    expect(locks).toEqual([
+      { command: 'LOCK', status: 'EXECUTED' },
+      { command: 'LOCK', status: 'EXECUTED' },
+    ]);
+  });
 });

@@ -164,6 +164,10 @@ export class DeviceInbox {
         }
         if (m.ack.state) {
           reported.set(m.imei, { state: m.ack.state, appversion: reported.get(m.imei)?.appversion ?? null });
+          // The state an acknowledgement carries is the device's word too: where it differs from the
+          // desired state with nothing on its way (an older command resent after a newer one undid it,
+          // answered 'already executed'), the reconcile sends what brings it back.
+          stated.add(m.imei);
         }
       } else {
         reported.set(m.imei, {
