@@ -30,7 +30,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { DeviceState } from '@lendlock/contract';
-import { SimulatedDevice } from '@lendlock/device-sim';
+import { rng, SimulatedDevice } from '@lendlock/device-sim';
 import pg from 'pg';
 import { migrate, openDatabase } from '../../src/db/database';
 import { freePort, type PrivateMosquitto, startPrivateMosquitto } from '../private-mosquitto';
@@ -52,19 +52,7 @@ export const REVERSAL = {
   body: (paymentRef: string) => ({ paymentRef, reason: 'convergence: reversed' }),
 };
 
-// ---- The seeded random source and the plan ----
-
-/** mulberry32: a small, fast, seeded generator (the same seed draws the same numbers everywhere). */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+// ---- The plan ----
 
 /** Operator commands (never LOCK: a lock is collections', so `current` can name who locked). */
 const SINGLE_ACTIONS = ['unlock', 'blockapp', 'unblockapp', 'setwallpaper', 'removewallpaper'] as const;
@@ -115,7 +103,8 @@ const WEIGHTS: [StepKind, number][] = [
 
 /** The interleaving a seed draws: `steps` steps over `devices` devices. */
 export function planRun(seed: number, steps: number, devices: number): Step[] {
-  const random = seededRandom(seed);
+  // The simulator's seeded generator (mulberry32): the same seed draws the same steps everywhere.
+  const random = rng(seed);
   const int = (n: number) => Math.floor(random() * n);
   const weights = WEIGHTS;
   const total = weights.reduce((sum, [, w]) => sum + w, 0);
