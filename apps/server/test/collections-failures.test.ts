@@ -22,7 +22,7 @@ import {
   enrol,
   importLoans,
   payAt,
-  planOf,
+  requestPlan,
   savePolicy,
   setKillSwitch,
   signedIn,
@@ -102,7 +102,7 @@ describe.each(databaseKinds())('failed automated actions on %s', (kind) => {
   /** The relief device fails its commands while this is set. */
   let reliefFails = false;
   const planItem = async (name: string) => {
-    const plan = await planOf(suite.server.app, suite.admin.token, { date: day(3), limit: 100 });
+    const plan = await requestPlan(suite.server.app, suite.admin.token, { date: day(3), limit: 100 });
     return (plan.items as { imei: string; action: string; done: boolean; failure: unknown }[]).find(
       (i) => i.imei === device(name).imei && i.action === 'LOCK',
     );

@@ -20,7 +20,7 @@ import {
   enrol,
   importLoans,
   payAt,
-  planOf,
+  requestPlan,
   savePolicy,
   setKillSwitch,
   signedIn,
@@ -148,7 +148,7 @@ describe.each(databaseKinds())('the kill switch stops harm, not relief, on %s', 
     await vi.waitFor(() => expect(device('paidOff').state.released).toBe(true), { timeout: 10_000 });
 
     // The plan while stopped: reminders and locks skipped for the kill switch, relief not.
-    const plan = await planOf(suite.server.app, suite.admin.token, { date: day(4), limit: 100 });
+    const plan = await requestPlan(suite.server.app, suite.admin.token, { date: day(4), limit: 100 });
     expect(plan.killSwitch).toBe(true);
     expect(plan.counts.LOCK).toBe(0);
     expect(plan.counts.skipped.killSwitch).toBeGreaterThan(0);

@@ -78,7 +78,7 @@ export async function payAt(
 }
 
 /** Today's Plan (or a dry run) for `request`, as `token`'s user, asserting it was answered. */
-export async function planOf(app: FastifyInstance, token: string, request: object) {
+export async function requestPlan(app: FastifyInstance, token: string, request: object) {
   const response = await apiCaller(() => app)(token, 'POST', '/api/v2/collections/plan', request);
   expect(response.statusCode, response.body).toBe(200);
   return response.json();
