@@ -7,10 +7,12 @@ import type { CollectionsPolicy, ImportLoansRequest, Session } from '@lendlock/c
 import type { SimulatedDevice } from '@lendlock/device-sim';
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
-import { expect, vi } from 'vitest';
+import { afterAll, beforeAll, expect, vi } from 'vitest';
+import type { DatabaseKind } from '../src/db/database';
 import { CollectionsEngine, type EngineOptions } from '../src/modules/collections/engine';
-import type { TestDatabase } from './db';
-import { buildUser, loginAs } from './factories';
+import { openTestDatabase, type TestDatabase } from './db';
+import { TEST_ENROLLMENT_SECRET } from './devices';
+import { buildTestApp, buildUser, loginAs } from './factories';
 
 type Method = 'GET' | 'PUT' | 'POST' | 'DELETE';
 
@@ -137,4 +139,57 @@ export async function enrol(
   await device.register();
   if (!offline) await device.connect();
   return device;
+}
+
+export interface CollectionsAppSuite {
+  readonly database: TestDatabase;
+  /** The app, not listening: called through `inject`; devices register on the test enrollment secret. */
+  readonly app: FastifyInstance;
+  /** A SUPERADMIN signed in. */
+  readonly superadmin: Session;
+  /** An ADMIN signed in. */
+  readonly admin: Session;
+}
+
+/**
+ * The set-up the collections API suites share: a test database of `kind`, an app on it without the
+ * collections workers (the tests drive an engine), a signed-in SUPERADMIN and ADMIN, made before the
+ * suite's tests and closed after them.
+ */
+export function collectionsAppSuite(kind: DatabaseKind): CollectionsAppSuite {
+  let database: TestDatabase | undefined;
+  let app: FastifyInstance | undefined;
+  let superadmin: Session | undefined;
+  let admin: Session | undefined;
+  beforeAll(async () => {
+    database = await openTestDatabase(kind);
+    app = await buildTestApp(database, {
+      enrollmentSecret: TEST_ENROLLMENT_SECRET,
+      collectionsWorkers: false,
+    });
+    superadmin = await signedIn(app, database);
+    admin = await signedIn(app, database, { userlevel: 'ADMIN' });
+  });
+  afterAll(async () => {
+    await app?.close();
+    await database?.close();
+  });
+  const ready = <T>(value: T | undefined): T => {
+    if (value === undefined) throw new Error('the collections suite is not set up yet');
+    return value;
+  };
+  return {
+    get database() {
+      return ready(database);
+    },
+    get app() {
+      return ready(app);
+    },
+    get superadmin() {
+      return ready(superadmin);
+    },
+    get admin() {
+      return ready(admin);
+    },
+  };
 }
