@@ -7,13 +7,7 @@
  * a lock's retry waits while the kill switch is on and in quiet hours, and is given up when its day ends;
  * a failed unlock on payment (relief) is retried even while the kill switch is on.
  */
-import {
-  addDays,
-  COLLECTIONS_RETRY,
-  type CollectionsPolicy,
-  DEFAULT_COLLECTIONS_POLICY,
-  type Session,
-} from '@lendlock/contract';
+import { addDays, COLLECTIONS_RETRY, type Session } from '@lendlock/contract';
 import { SimulatedDevice } from '@lendlock/device-sim';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type CollectionsEngine, RETRY_NOTES } from '../src/modules/collections/engine';
@@ -21,6 +15,8 @@ import {
   apiCaller,
   enrol,
   importLoans,
+  ist,
+  lenderPolicy,
   payAt,
   requestPlan,
   savePolicy,
@@ -33,25 +29,17 @@ import { databaseKinds } from './db';
 import { deviceSuite, randomProfile, simulatedDevice, TEST_ENROLLMENT_SECRET } from './devices';
 import { Receiver } from './webhook-receiver';
 
-const ZONE = 'Asia/Kolkata';
 const BASE = '2031-05-01';
 const day = (n: number) => addDays(BASE, n - 1);
-const ist = (d: string, time: string) => new Date(`${d}T${time}:00+05:30`);
 const minutes = (date: Date, n: number) => new Date(date.getTime() + n * 60_000);
 
 /** The first instalment's day of each loan (default day 1): each device is first locked 2 days after. */
 const DUE: Record<string, number> = { waiting: 3, relief: 3, cancelled: 5 };
 
-const POLICY: CollectionsPolicy = {
-  ...DEFAULT_COLLECTIONS_POLICY,
-  enabled: true,
-  timeZone: ZONE,
+const POLICY = lenderPolicy({
   reminders: { preDaysBefore: 0, due: false, postEveryDays: 0 },
   lockAfterDaysOverdue: 2,
-  unlockOnPayment: true,
-  release: 'AUTO',
-  quietHours: { start: '21:00', end: '09:00' },
-};
+});
 
 describe.each(databaseKinds())('failed automated actions on %s', (kind) => {
   const suite = deviceSuite(kind, { collectionsWorkers: false, webhookAllowPrivate: true });

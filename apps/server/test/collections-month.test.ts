@@ -8,15 +8,7 @@
  * between two chunks resumes on another instance, and a run replayed from its start sends nothing again.
  * The expectations are checked in the database (actions, commands) and on the devices (what each received).
  */
-import {
-  addDays,
-  COLLECTIONS_MESSAGES,
-  type CollectionsPolicy,
-  DEFAULT_COLLECTIONS_POLICY,
-  lenderClock,
-  loanPosition,
-  type Session,
-} from '@lendlock/contract';
+import { addDays, COLLECTIONS_MESSAGES, lenderClock, loanPosition, type Session } from '@lendlock/contract';
 import type { SimulatedDevice } from '@lendlock/device-sim';
 import { sql } from 'kysely';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
@@ -26,6 +18,9 @@ import {
   apiCaller,
   enrol,
   importLoans,
+  ist,
+  LENDER_ZONE,
+  lenderPolicy,
   payAt,
   requestPlan,
   savePolicy,
@@ -36,20 +31,14 @@ import {
 import { databaseKinds } from './db';
 import { deviceSuite, simulatedDevice } from './devices';
 
-const ZONE = 'Asia/Kolkata';
 const DAYS = 30;
 const EXCLUDED_RETAILER = '9111111111';
 
 /** The first day of the month after the real today (E's API checks promises against the real today). */
 function firstDayOfNextMonth(): string {
-  const today = lenderClock(ZONE, new Date()).date;
+  const today = lenderClock(LENDER_ZONE, new Date()).date;
   const [y, m] = today.split('-').map(Number) as [number, number];
   return m === 12 ? `${y + 1}-01-01` : `${y}-${String(m + 1).padStart(2, '0')}-01`;
-}
-
-/** The instant of `HH:MM` IST on a day (IST is UTC+05:30 all year). */
-function ist(day: string, time: string): Date {
-  return new Date(`${day}T${time}:00+05:30`);
 }
 
 type Expected = [day: number, kind: string][];
@@ -90,18 +79,12 @@ describe.each(databaseKinds())('a simulated month of collections on %s', (kind) 
       },
     });
 
-  const POLICY: CollectionsPolicy = {
-    ...DEFAULT_COLLECTIONS_POLICY,
-    enabled: true,
-    timeZone: ZONE,
+  const POLICY = lenderPolicy({
     reminders: { preDaysBefore: 3, due: true, postEveryDays: 3 },
     lockAfterDaysOverdue: 5,
-    unlockOnPayment: true,
-    release: 'AUTO',
-    quietHours: { start: '21:00', end: '09:00' },
     excludedImeis: [],
     excludedRetailers: [EXCLUDED_RETAILER],
-  };
+  });
 
   // name → [due days, amount of each]
   const LOANS: Record<string, { due: number[]; amount: string; offline?: boolean; retailer?: string }> = {
@@ -261,7 +244,7 @@ describe.each(databaseKinds())('a simulated month of collections on %s', (kind) 
         const promised = await api(suite.admin.token, 'POST', '/api/v2/loans/promise', {
           loanRef: loanRef('promise'),
           until: day(12),
-          timeZone: ZONE,
+          timeZone: LENDER_ZONE,
         });
         expect(promised.statusCode, promised.body).toBe(200);
       }

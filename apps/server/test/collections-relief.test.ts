@@ -5,13 +5,7 @@
  * on cancels the queued reminders and locks, not a queued unlock. Checked on the simulated devices (what
  * they received, their state) and in the database.
  */
-import {
-  addDays,
-  COLLECTIONS_MESSAGES,
-  type CollectionsPolicy,
-  DEFAULT_COLLECTIONS_POLICY,
-  type Session,
-} from '@lendlock/contract';
+import { addDays, COLLECTIONS_MESSAGES, type Session } from '@lendlock/contract';
 import type { SimulatedDevice } from '@lendlock/device-sim';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import type { CollectionsEngine } from '../src/modules/collections/engine';
@@ -19,6 +13,8 @@ import {
   apiCaller,
   enrol,
   importLoans,
+  ist,
+  lenderPolicy,
   payAt,
   requestPlan,
   savePolicy,
@@ -30,21 +26,13 @@ import {
 import { databaseKinds } from './db';
 import { deviceSuite, simulatedDevice } from './devices';
 
-const ZONE = 'Asia/Kolkata';
 const BASE = '2031-03-01';
 const day = (n: number) => addDays(BASE, n - 1);
-const ist = (d: string, time: string) => new Date(`${d}T${time}:00+05:30`);
 
-const POLICY: CollectionsPolicy = {
-  ...DEFAULT_COLLECTIONS_POLICY,
-  enabled: true,
-  timeZone: ZONE,
+const POLICY = lenderPolicy({
   reminders: { preDaysBefore: 0, due: false, postEveryDays: 1 },
   lockAfterDaysOverdue: 2,
-  unlockOnPayment: true,
-  release: 'AUTO',
-  quietHours: { start: '21:00', end: '09:00' },
-};
+});
 
 describe.each(databaseKinds())('the kill switch stops harm, not relief, on %s', (kind) => {
   const suite = deviceSuite(kind, { collectionsWorkers: false });

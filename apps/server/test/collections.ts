@@ -3,7 +3,12 @@
  * received at the engine's clock, Today's Plan, the kill switch, an engine on a test clock, and devices
  * enrolled, online or offline. Each asserts that its call was taken, so a suite's tests assert behaviour.
  */
-import type { CollectionsPolicy, ImportLoansRequest, Session } from '@lendlock/contract';
+import {
+  type CollectionsPolicy,
+  DEFAULT_COLLECTIONS_POLICY,
+  type ImportLoansRequest,
+  type Session,
+} from '@lendlock/contract';
 import type { SimulatedDevice } from '@lendlock/device-sim';
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
@@ -15,6 +20,30 @@ import { TEST_ENROLLMENT_SECRET } from './devices';
 import { buildTestApp, buildUser, loginAs } from './factories';
 
 type Method = 'GET' | 'PUT' | 'POST' | 'DELETE';
+
+/** The lenders' zone in these suites (IST: UTC+05:30 all year). */
+export const LENDER_ZONE = 'Asia/Kolkata';
+
+/** The instant of `HH:MM` IST on a day. */
+export function ist(day: string, time: string): Date {
+  return new Date(`${day}T${time}:00+05:30`);
+}
+
+/**
+ * A lender's policy in IST: collections on, unlocked on payment, released automatically, quiet from 21:00
+ * to 09:00; `overrides` say the reminders and the lock rule.
+ */
+export function lenderPolicy(overrides: Partial<CollectionsPolicy>): CollectionsPolicy {
+  return {
+    ...DEFAULT_COLLECTIONS_POLICY,
+    enabled: true,
+    timeZone: LENDER_ZONE,
+    unlockOnPayment: true,
+    release: 'AUTO',
+    quietHours: { start: '21:00', end: '09:00' },
+    ...overrides,
+  };
+}
 
 /** A caller of `app`'s API as a session's (or a key's) `token`, under `prefix`. */
 export function apiCaller(app: () => FastifyInstance, prefix = '') {
