@@ -23,10 +23,20 @@ import {
 import type { SimulatedDevice } from '@lendlock/device-sim';
 import { sql } from 'kysely';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { CollectionsEngine } from '../src/modules/collections/engine';
+import type { CollectionsEngine } from '../src/modules/collections/engine';
+import {
+  apiCaller,
+  enrol,
+  importLoans,
+  payAt,
+  requestPlan,
+  savePolicy,
+  signedIn,
+  testEngine,
+  waitOnline,
+} from './collections';
 import { channelKinds, databaseKinds } from './db';
 import { deviceSuite, simulatedDevice } from './devices';
-import { buildUser, loginAs } from './factories';
 
 const POLICY: CollectionsPolicy = {
   ...DEFAULT_COLLECTIONS_POLICY,
@@ -52,61 +62,31 @@ describe.each(combos)('collections: the cause of a lock on %s with the %s broker
   const noon = (d: string) => new Date(`${d}T12:00:00Z`);
   let clock = new Date();
 
-  const api = (token: string, method: 'GET' | 'PUT' | 'POST', url: string, payload?: object) =>
-    suite.server.app.inject({
-      method,
-      url,
-      headers: { 'x-api-key': token },
-      ...(payload ? { payload } : {}),
-    });
+  const api = apiCaller(() => suite.server.app);
 
   beforeAll(async () => {
-    superadmin = await loginAs(
-      suite.server.app,
-      await buildUser(suite.database, { userlevel: 'SUPERADMIN' }),
-    );
+    superadmin = await signedIn(suite.server.app, suite.database);
     const row = await sql<{ d: string }>`SELECT (now() AT TIME ZONE 'UTC')::date::text AS d`.execute(
       suite.database.db,
     );
     today = row.rows[0]?.d as string;
-    const saved = await api(superadmin.token, 'PUT', '/api/v2/collections/policy', { policy: POLICY });
-    expect(saved.statusCode, saved.body).toBe(200);
-    engine = new CollectionsEngine({
-      db: suite.database.db,
-      commands: suite.server.app.ctx.commands,
-      log: suite.server.app.log,
-      events: suite.server.app.ctx.webhookDelivery,
-      oneShotTtlMs: 72 * 3_600_000,
-      now: () => clock,
-    });
+    await savePolicy(suite.server.app, superadmin.token, POLICY);
+    engine = testEngine(suite.server.app, { now: () => clock });
   });
 
   /** An online device with a loan of these instalments (days from today, 1000.00 each). */
   const deviceWithLoan = async (name: string, dueIn: number[]) => {
-    const device = simulatedDevice(suite.server);
-    suite.devices.push(device);
-    await device.register();
-    await device.connect();
-    await vi.waitFor(async () => {
-      const row = await suite.database.db
-        .selectFrom('devices')
-        .select('online')
-        .where('imei1', '=', device.imei)
-        .executeTakeFirstOrThrow();
-      expect(row.online).toBe(true);
-    });
-    const imported = await api(suite.admin.token, 'POST', '/api/v2/loans', {
-      loans: [
-        {
-          loanRef: `C-${kind}-${channel}-${name}`,
-          imei: device.imei,
-          customerName: `Customer ${name}`,
-          currency: 'INR',
-          instalments: dueIn.map((n) => ({ dueDate: addDays(today, n), amount: '1000.00' })),
-        },
-      ],
-    });
-    expect(imported.statusCode, imported.body).toBe(200);
+    const device = await enrol(suite, simulatedDevice(suite.server));
+    await waitOnline(suite.server.app, device.imei, true);
+    await importLoans(suite.server.app, suite.admin.token, [
+      {
+        loanRef: `C-${kind}-${channel}-${name}`,
+        imei: device.imei,
+        customerName: `Customer ${name}`,
+        currency: 'INR',
+        instalments: dueIn.map((n) => ({ dueDate: addDays(today, n), amount: '1000.00' })),
+      },
+    ]);
     return device;
   };
 
@@ -149,15 +129,15 @@ describe.each(combos)('collections: the cause of a lock on %s with the %s broker
 
     // The whole arrears paid today: the watcher's next poll unlocks the phone.
     clock = noon(today);
-    const paid = await api(suite.admin.token, 'POST', '/api/v2/payments', {
-      paymentRef: `P-${kind}-${channel}-formatted`,
-      loanRef: `C-${kind}-${channel}-formatted`,
-      amount: '1000.00',
-      paidAt: new Date().toISOString(),
-    });
-    expect(paid.statusCode, paid.body).toBe(200);
-    await sql`UPDATE loan_payments SET received_at = ${clock} WHERE payment_ref = ${`P-${kind}-${channel}-formatted`}`.execute(
-      db,
+    await payAt(
+      suite.server.app,
+      suite.admin.token,
+      {
+        paymentRef: `P-${kind}-${channel}-formatted`,
+        loanRef: `C-${kind}-${channel}-formatted`,
+        amount: '1000.00',
+      },
+      clock,
     );
     clock = new Date(clock.getTime() + 2_000);
     expect(await engine.watchPayments()).toBe(1);
@@ -200,14 +180,12 @@ describe.each(combos)('collections: the cause of a lock on %s with the %s broker
 
     // Today's Plan says why the lock is not taken, and counts it; the dry run too.
     const planOf = async (day: string, policy?: CollectionsPolicy) => {
-      const response = await api(suite.admin.token, 'POST', '/api/v2/collections/plan', {
+      const body = await requestPlan(suite.server.app, suite.admin.token, {
         date: day,
         filter: 'SKIPPED',
         limit: 1000,
         ...(policy ? { policy } : {}),
       });
-      expect(response.statusCode, response.body).toBe(200);
-      const body = response.json();
       return {
         mine: (body.items as PlanItem[])
           .filter((i) => i.imei === device.imei)
@@ -242,14 +220,7 @@ describe.each(combos)('collections: the cause of a lock on %s with the %s broker
     await runOn(addDays(today, -3));
     await lockState(device, true);
     await device.dropOffline();
-    await vi.waitFor(async () => {
-      const row = await db
-        .selectFrom('devices')
-        .select('online')
-        .where('imei1', '=', device.imei)
-        .executeTakeFirstOrThrow();
-      expect(row.online).toBe(false);
-    });
+    await waitOnline(suite.server.app, device.imei, false);
     const unlocked = await api(suite.admin.token, 'POST', '/api/locknotification.php', {
       imei: device.imei,
       action: 'unlock',
@@ -269,15 +240,15 @@ describe.each(combos)('collections: the cause of a lock on %s with the %s broker
     expect(await causeOf()).toBe('collections');
 
     clock = noon(today);
-    const paid = await api(suite.admin.token, 'POST', '/api/v2/payments', {
-      paymentRef: `P-${kind}-${channel}-cancelled`,
-      loanRef: `C-${kind}-${channel}-cancelled`,
-      amount: '1000.00',
-      paidAt: new Date().toISOString(),
-    });
-    expect(paid.statusCode, paid.body).toBe(200);
-    await sql`UPDATE loan_payments SET received_at = ${clock} WHERE payment_ref = ${`P-${kind}-${channel}-cancelled`}`.execute(
-      db,
+    await payAt(
+      suite.server.app,
+      suite.admin.token,
+      {
+        paymentRef: `P-${kind}-${channel}-cancelled`,
+        loanRef: `C-${kind}-${channel}-cancelled`,
+        amount: '1000.00',
+      },
+      clock,
     );
     clock = new Date(clock.getTime() + 2_000);
     expect(await engine.watchPayments()).toBe(1);

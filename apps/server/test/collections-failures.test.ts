@@ -7,41 +7,39 @@
  * a lock's retry waits while the kill switch is on and in quiet hours, and is given up when its day ends;
  * a failed unlock on payment (relief) is retried even while the kill switch is on.
  */
-import {
-  addDays,
-  COLLECTIONS_RETRY,
-  type CollectionsPolicy,
-  DEFAULT_COLLECTIONS_POLICY,
-  type Session,
-} from '@lendlock/contract';
+import { addDays, COLLECTIONS_RETRY, type Session } from '@lendlock/contract';
 import { SimulatedDevice } from '@lendlock/device-sim';
-import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { CollectionsEngine, RETRY_NOTES } from '../src/modules/collections/engine';
+import { type CollectionsEngine, RETRY_NOTES } from '../src/modules/collections/engine';
+import {
+  apiCaller,
+  enrol,
+  importLoans,
+  ist,
+  lenderPolicy,
+  payAt,
+  requestPlan,
+  savePolicy,
+  setKillSwitch,
+  signedIn,
+  testEngine,
+  waitOnline,
+} from './collections';
 import { databaseKinds } from './db';
 import { deviceSuite, randomProfile, simulatedDevice, TEST_ENROLLMENT_SECRET } from './devices';
-import { buildUser, loginAs } from './factories';
 import { Receiver } from './webhook-receiver';
 
-const ZONE = 'Asia/Kolkata';
 const BASE = '2031-05-01';
 const day = (n: number) => addDays(BASE, n - 1);
-const ist = (d: string, time: string) => new Date(`${d}T${time}:00+05:30`);
 const minutes = (date: Date, n: number) => new Date(date.getTime() + n * 60_000);
 
 /** The first instalment's day of each loan (default day 1): each device is first locked 2 days after. */
 const DUE: Record<string, number> = { waiting: 3, relief: 3, cancelled: 5 };
 
-const POLICY: CollectionsPolicy = {
-  ...DEFAULT_COLLECTIONS_POLICY,
-  enabled: true,
-  timeZone: ZONE,
+const POLICY = lenderPolicy({
   reminders: { preDaysBefore: 0, due: false, postEveryDays: 0 },
   lockAfterDaysOverdue: 2,
-  unlockOnPayment: true,
-  release: 'AUTO',
-  quietHours: { start: '21:00', end: '09:00' },
-};
+});
 
 describe.each(databaseKinds())('failed automated actions on %s', (kind) => {
   const suite = deviceSuite(kind, { collectionsWorkers: false, webhookAllowPrivate: true });
@@ -54,13 +52,7 @@ describe.each(databaseKinds())('failed automated actions on %s', (kind) => {
   const device = (name: string) => fleet.get(name) as SimulatedDevice;
   const loanRef = (name: string) => `F-${kind}-${name}`;
 
-  const api = (token: string, method: 'GET' | 'PUT' | 'POST', url: string, payload?: object) =>
-    suite.server.app.inject({
-      method,
-      url,
-      headers: { 'x-api-key': token },
-      ...(payload ? { payload } : {}),
-    });
+  const api = apiCaller(() => suite.server.app);
   const commandsOf = async (name: string, command = 'LOCK') =>
     (
       await suite.database.db
@@ -88,25 +80,17 @@ describe.each(databaseKinds())('failed automated actions on %s', (kind) => {
       .where('imei1', '=', device(name).imei)
       .where('kind', '=', kind)
       .executeTakeFirstOrThrow();
-  const pay = async (name: string) => {
-    const paymentRef = `P-${kind}-${name}`;
-    const paid = await api(suite.admin.token, 'POST', '/api/v2/payments', {
-      paymentRef,
-      loanRef: loanRef(name),
-      amount: '1000.00',
-      paidAt: new Date().toISOString(),
-    });
-    expect(paid.statusCode, paid.body).toBe(200);
-    await sql`UPDATE loan_payments SET received_at = ${clock} WHERE payment_ref = ${paymentRef}`.execute(
-      suite.database.db,
+  const pay = (name: string) =>
+    payAt(
+      suite.server.app,
+      suite.admin.token,
+      { paymentRef: `P-${kind}-${name}`, loanRef: loanRef(name), amount: '1000.00' },
+      clock,
     );
-  };
   /** The relief device fails its commands while this is set. */
   let reliefFails = false;
   const planItem = async (name: string) => {
-    const plan = (
-      await api(suite.admin.token, 'POST', '/api/v2/collections/plan', { date: day(3), limit: 100 })
-    ).json();
+    const plan = await requestPlan(suite.server.app, suite.admin.token, { date: day(3), limit: 100 });
     return (plan.items as { imei: string; action: string; done: boolean; failure: unknown }[]).find(
       (i) => i.imei === device(name).imei && i.action === 'LOCK',
     );
@@ -131,14 +115,11 @@ describe.each(databaseKinds())('failed automated actions on %s', (kind) => {
       .filter((data) => data.imei1 === device(name).imei);
 
   beforeAll(async () => {
-    superadmin = await loginAs(
-      suite.server.app,
-      await buildUser(suite.database, { userlevel: 'SUPERADMIN' }),
-    );
-    retailerAdmin = await loginAs(
-      suite.server.app,
-      await buildUser(suite.database, { userlevel: 'ADMIN', retailerPhone: '9000000077' }),
-    );
+    superadmin = await signedIn(suite.server.app, suite.database);
+    retailerAdmin = await signedIn(suite.server.app, suite.database, {
+      userlevel: 'ADMIN',
+      retailerPhone: '9000000077',
+    });
     receiver = new Receiver();
     await receiver.start();
     const endpoint = await api(suite.admin.token, 'POST', '/api/v2/webhooks', {
@@ -157,13 +138,12 @@ describe.each(databaseKinds())('failed automated actions on %s', (kind) => {
               random: () => (reliefFails ? 0 : 1),
             })
           : simulatedDevice(suite.server, { failRate: 1 });
-      suite.devices.push(d);
-      await d.register();
-      await d.connect();
-      fleet.set(name, d);
+      fleet.set(name, await enrol(suite, d));
     }
-    const imported = await api(suite.admin.token, 'POST', '/api/v2/loans', {
-      loans: [...fleet.keys()].map((name) => ({
+    await importLoans(
+      suite.server.app,
+      suite.admin.token,
+      [...fleet.keys()].map((name) => ({
         loanRef: loanRef(name),
         imei: device(name).imei,
         customerName: `Customer ${name}`,
@@ -173,16 +153,9 @@ describe.each(databaseKinds())('failed automated actions on %s', (kind) => {
           { dueDate: day(20), amount: '1000.00' },
         ],
       })),
-    });
-    expect(imported.statusCode, imported.body).toBe(200);
-    const saved = await api(superadmin.token, 'PUT', '/api/v2/collections/policy', { policy: POLICY });
-    expect(saved.statusCode, saved.body).toBe(200);
-    engine = new CollectionsEngine({
-      db: suite.database.db,
-      commands: suite.server.app.ctx.commands,
-      log: suite.server.app.log,
-      events: suite.server.app.ctx.webhookDelivery,
-      oneShotTtlMs: 72 * 3_600_000,
+    );
+    await savePolicy(suite.server.app, superadmin.token, POLICY);
+    engine = testEngine(suite.server.app, {
       now: () => clock,
       failed: suite.server.app.ctx.metrics.collectionsActionFailed,
     });
@@ -312,11 +285,7 @@ describe.each(databaseKinds())('failed automated actions on %s', (kind) => {
     expect(await action('waiting')).toMatchObject({ state: 'RETRYING', attempts: 1 });
 
     // Stopped: relief's unlock on payment goes, fails, and is retried anyway; waiting's lock waits.
-    const on = await api(suite.admin.token, 'PUT', '/api/v2/collections/kill-switch', {
-      on: true,
-      reason: 'test',
-    });
-    expect(on.statusCode, on.body).toBe(200);
+    await setKillSwitch(suite.server.app, suite.admin.token, true, 'test');
     reliefFails = true;
     clock = minutes(start, 1);
     await pay('relief');
@@ -335,11 +304,7 @@ describe.each(databaseKinds())('failed automated actions on %s', (kind) => {
     expect(await locks('waiting')).toHaveLength(1);
 
     // Resumed, but in the quiet hours: still waiting.
-    const off = await api(superadmin.token, 'PUT', '/api/v2/collections/kill-switch', {
-      on: false,
-      reason: 'ok',
-    });
-    expect(off.statusCode, off.body).toBe(200);
+    await setKillSwitch(suite.server.app, superadmin.token, false, 'ok');
     clock = ist(day(5), '21:30');
     await engine.retryFailed();
     expect(await locks('waiting')).toHaveLength(1);
@@ -368,14 +333,7 @@ describe.each(databaseKinds())('failed automated actions on %s', (kind) => {
     await engine.retryFailed();
     expect(await action('cancelled')).toMatchObject({ state: 'RETRYING', attempts: 1 });
     await device('cancelled').disconnect();
-    await vi.waitFor(async () => {
-      const row = await suite.database.db
-        .selectFrom('devices')
-        .select('online')
-        .where('imei1', '=', device('cancelled').imei)
-        .executeTakeFirstOrThrow();
-      expect(row.online).toBe(false);
-    });
+    await waitOnline(suite.server.app, device('cancelled').imei, false);
     clock = minutes(start, 5);
     expect(await engine.retryFailed()).toBeGreaterThanOrEqual(1);
     const retry = await suite.database.db

@@ -8,38 +8,37 @@
  * between two chunks resumes on another instance, and a run replayed from its start sends nothing again.
  * The expectations are checked in the database (actions, commands) and on the devices (what each received).
  */
-import {
-  addDays,
-  COLLECTIONS_MESSAGES,
-  type CollectionsPolicy,
-  DEFAULT_COLLECTIONS_POLICY,
-  lenderClock,
-  loanPosition,
-  type Session,
-} from '@lendlock/contract';
+import { addDays, COLLECTIONS_MESSAGES, lenderClock, loanPosition, type Session } from '@lendlock/contract';
 import type { SimulatedDevice } from '@lendlock/device-sim';
 import { sql } from 'kysely';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { CollectionsEngine } from '../src/modules/collections/engine';
+import type { CollectionsEngine } from '../src/modules/collections/engine';
 import { instalmentsOf } from '../src/modules/loans/repository';
+import {
+  apiCaller,
+  enrol,
+  importLoans,
+  ist,
+  LENDER_ZONE,
+  lenderPolicy,
+  payAt,
+  requestPlan,
+  savePolicy,
+  setKillSwitch,
+  signedIn,
+  testEngine,
+} from './collections';
 import { databaseKinds } from './db';
 import { deviceSuite, simulatedDevice } from './devices';
-import { buildUser, loginAs } from './factories';
 
-const ZONE = 'Asia/Kolkata';
 const DAYS = 30;
 const EXCLUDED_RETAILER = '9111111111';
 
 /** The first day of the month after the real today (E's API checks promises against the real today). */
 function firstDayOfNextMonth(): string {
-  const today = lenderClock(ZONE, new Date()).date;
+  const today = lenderClock(LENDER_ZONE, new Date()).date;
   const [y, m] = today.split('-').map(Number) as [number, number];
   return m === 12 ? `${y + 1}-01-01` : `${y}-${String(m + 1).padStart(2, '0')}-01`;
-}
-
-/** The instant of `HH:MM` IST on a day (IST is UTC+05:30 all year). */
-function ist(day: string, time: string): Date {
-  return new Date(`${day}T${time}:00+05:30`);
 }
 
 type Expected = [day: number, kind: string][];
@@ -59,20 +58,9 @@ describe.each(databaseKinds())('a simulated month of collections on %s', (kind) 
   const receivedByDay = new Map<string, Map<number, string[]>>();
   const seen = new Map<string, Set<string>>();
 
-  const api = (token: string, method: 'GET' | 'PUT' | 'POST', url: string, payload?: object) =>
-    suite.server.app.inject({
-      method,
-      url,
-      headers: { 'x-api-key': token },
-      ...(payload ? { payload } : {}),
-    });
+  const api = apiCaller(() => suite.server.app);
   const newEngine = (instanceId: string, leaseMs: number) =>
-    new CollectionsEngine({
-      db: suite.database.db,
-      commands: suite.server.app.ctx.commands,
-      log: suite.server.app.log,
-      events: suite.server.app.ctx.webhookDelivery,
-      oneShotTtlMs: 72 * 3_600_000,
+    testEngine(suite.server.app, {
       now: () => clock,
       chunkSize: 3,
       leaseMs,
@@ -84,29 +72,19 @@ describe.each(databaseKinds())('a simulated month of collections on %s', (kind) 
         }
         if (killAfter !== null && chunk === killAfter) {
           killAfter = null;
-          const on = await api(suite.admin.token, 'PUT', '/api/v2/collections/kill-switch', {
-            on: true,
-            reason: 'wrong import',
-          });
-          expect(on.statusCode, on.body).toBe(200);
+          const on = await setKillSwitch(suite.server.app, suite.admin.token, true, 'wrong import');
           // The offline device's queued reminders and lock: cancelled.
-          expect(on.json().cancelled).toBe(6);
+          expect(on.cancelled).toBe(6);
         }
       },
     });
 
-  const POLICY: CollectionsPolicy = {
-    ...DEFAULT_COLLECTIONS_POLICY,
-    enabled: true,
-    timeZone: ZONE,
+  const POLICY = lenderPolicy({
     reminders: { preDaysBefore: 3, due: true, postEveryDays: 3 },
     lockAfterDaysOverdue: 5,
-    unlockOnPayment: true,
-    release: 'AUTO',
-    quietHours: { start: '21:00', end: '09:00' },
     excludedImeis: [],
     excludedRetailers: [EXCLUDED_RETAILER],
-  };
+  });
 
   // name → [due days, amount of each]
   const LOANS: Record<string, { due: number[]; amount: string; offline?: boolean; retailer?: string }> = {
@@ -170,18 +148,12 @@ describe.each(databaseKinds())('a simulated month of collections on %s', (kind) 
   const loanRef = (name: string) => `M-${kind}-${name}`;
 
   beforeAll(async () => {
-    superadmin = await loginAs(
-      suite.server.app,
-      await buildUser(suite.database, { userlevel: 'SUPERADMIN' }),
-    );
+    superadmin = await signedIn(suite.server.app, suite.database);
     for (const [name, loan] of Object.entries(LOANS)) {
       const device = simulatedDevice(suite.server, {
         profile: loan.retailer ? { retailer_phone: loan.retailer } : {},
       });
-      suite.devices.push(device);
-      await device.register();
-      if (!loan.offline) await device.connect();
-      fleet.set(name, device);
+      fleet.set(name, await enrol(suite, device, loan.offline));
       receivedByDay.set(name, new Map());
       seen.set(name, new Set());
     }
@@ -193,31 +165,30 @@ describe.each(databaseKinds())('a simulated month of collections on %s', (kind) 
         .executeTakeFirstOrThrow();
       expect(Number(online.n)).toBe(Object.values(LOANS).filter((l) => !l.offline).length);
     });
-    const imported = await api(suite.admin.token, 'POST', '/api/v2/loans', {
-      loans: Object.entries(LOANS).map(([name, loan]) => ({
+    await importLoans(
+      suite.server.app,
+      suite.admin.token,
+      Object.entries(LOANS).map(([name, loan]) => ({
         loanRef: loanRef(name),
         imei: imeiOf(name),
         customerName: `Customer ${name}`,
         currency: 'INR',
         instalments: loan.due.map((n) => ({ dueDate: day(n), amount: loan.amount })),
       })),
-    });
-    expect(imported.statusCode, imported.body).toBe(200);
+    );
     engine = newEngine('instance-a', 400);
   });
 
   /** A payment through the loans API, paid and received at the engine's clock. */
   const pay = async (name: string, amount: string) => {
     const paymentRef = `P-${kind}-${name}-${clock.getTime()}`;
-    const response = await api(suite.admin.token, 'POST', '/api/v2/payments', {
-      paymentRef,
-      loanRef: loanRef(name),
-      amount,
-      paidAt: new Date().toISOString(),
-    });
-    expect(response.statusCode, response.body).toBe(200);
-    await sql`UPDATE loan_payments SET received_at = ${clock}, paid_at = ${clock}
-      WHERE payment_ref = ${paymentRef}`.execute(suite.database.db);
+    await payAt(
+      suite.server.app,
+      suite.admin.token,
+      { paymentRef, loanRef: loanRef(name), amount },
+      clock,
+      true,
+    );
     return paymentRef;
   };
 
@@ -260,13 +231,10 @@ describe.each(databaseKinds())('a simulated month of collections on %s', (kind) 
     for (let n = 1; n <= DAYS; n++) {
       // ---- Before the day's run ----
       if (n === 1) {
-        const saved = await api(superadmin.token, 'PUT', '/api/v2/collections/policy', {
-          policy: {
-            ...POLICY,
-            excludedImeis: [(fleet.get('excludedImei') as SimulatedDevice).profile.imei2],
-          },
+        await savePolicy(suite.server.app, superadmin.token, {
+          ...POLICY,
+          excludedImeis: [(fleet.get('excludedImei') as SimulatedDevice).profile.imei2 as string],
         });
-        expect(saved.statusCode, saved.body).toBe(200);
         const held = await api(suite.admin.token, 'PUT', `/api/v2/collections/holds/${imeiOf('held')}`, {
           reason: 'customer dispute',
         });
@@ -276,7 +244,7 @@ describe.each(databaseKinds())('a simulated month of collections on %s', (kind) 
         const promised = await api(suite.admin.token, 'POST', '/api/v2/loans/promise', {
           loanRef: loanRef('promise'),
           until: day(12),
-          timeZone: ZONE,
+          timeZone: LENDER_ZONE,
         });
         expect(promised.statusCode, promised.body).toBe(200);
       }
@@ -298,21 +266,15 @@ describe.each(databaseKinds())('a simulated month of collections on %s', (kind) 
       }
       if (n === 16) {
         clock = ist(day(16), '08:00');
-        const off = await api(superadmin.token, 'PUT', '/api/v2/collections/kill-switch', {
-          on: false,
-          reason: 'import fixed',
-        });
-        expect(off.statusCode, off.body).toBe(200);
+        await setKillSwitch(suite.server.app, superadmin.token, false, 'import fixed');
       }
       if (n === 19) {
-        const saved = await api(superadmin.token, 'PUT', '/api/v2/collections/policy', {
-          policy: {
-            ...POLICY,
-            release: 'APPROVAL',
-            excludedImeis: [(fleet.get('excludedImei') as SimulatedDevice).profile.imei2],
-          },
+        const saved = await savePolicy(suite.server.app, superadmin.token, {
+          ...POLICY,
+          release: 'APPROVAL',
+          excludedImeis: [(fleet.get('excludedImei') as SimulatedDevice).profile.imei2 as string],
         });
-        expect(saved.json().version).toBe(2);
+        expect(saved.version).toBe(2);
       }
 
       // ---- The day's run ----
@@ -332,9 +294,7 @@ describe.each(databaseKinds())('a simulated month of collections on %s', (kind) 
       if (n === 14 || n === 15) {
         clock = ist(day(n), '09:15');
         expect((await engine.runDaily()).state).toBe('NOT_DUE');
-        const plan = (
-          await api(suite.admin.token, 'POST', '/api/v2/collections/plan', { date: day(n) })
-        ).json();
+        const plan = await requestPlan(suite.server.app, suite.admin.token, { date: day(n) });
         expect(plan.killSwitch).toBe(true);
         expect(plan.counts.PRE + plan.counts.DUE + plan.counts.POST + plan.counts.LOCK).toBe(0);
       } else if (n === 6) {
@@ -375,9 +335,7 @@ describe.each(databaseKinds())('a simulated month of collections on %s', (kind) 
 
       if (n === 12) {
         // The plan reads days overdue as the contract's loanPosition does, loan by loan.
-        const plan = (
-          await api(suite.admin.token, 'POST', '/api/v2/collections/plan', { date: day(12), limit: 1000 })
-        ).json();
+        const plan = await requestPlan(suite.server.app, suite.admin.token, { date: day(12), limit: 1000 });
         expect(plan.items.length).toBeGreaterThan(5);
         for (const item of plan.items as { loanId: number; daysOverdue: number }[]) {
           const position = loanPosition(await instalmentsOf(db, item.loanId), day(12));

@@ -5,36 +5,34 @@
  * on cancels the queued reminders and locks, not a queued unlock. Checked on the simulated devices (what
  * they received, their state) and in the database.
  */
-import {
-  addDays,
-  COLLECTIONS_MESSAGES,
-  type CollectionsPolicy,
-  DEFAULT_COLLECTIONS_POLICY,
-  type Session,
-} from '@lendlock/contract';
+import { addDays, COLLECTIONS_MESSAGES, type Session } from '@lendlock/contract';
 import type { SimulatedDevice } from '@lendlock/device-sim';
-import { sql } from 'kysely';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { CollectionsEngine } from '../src/modules/collections/engine';
+import type { CollectionsEngine } from '../src/modules/collections/engine';
+import {
+  apiCaller,
+  enrol,
+  importLoans,
+  ist,
+  lenderPolicy,
+  payAt,
+  requestPlan,
+  savePolicy,
+  setKillSwitch,
+  signedIn,
+  testEngine,
+  waitOnline,
+} from './collections';
 import { databaseKinds } from './db';
 import { deviceSuite, simulatedDevice } from './devices';
-import { buildUser, loginAs } from './factories';
 
-const ZONE = 'Asia/Kolkata';
 const BASE = '2031-03-01';
 const day = (n: number) => addDays(BASE, n - 1);
-const ist = (d: string, time: string) => new Date(`${d}T${time}:00+05:30`);
 
-const POLICY: CollectionsPolicy = {
-  ...DEFAULT_COLLECTIONS_POLICY,
-  enabled: true,
-  timeZone: ZONE,
+const POLICY = lenderPolicy({
   reminders: { preDaysBefore: 0, due: false, postEveryDays: 1 },
   lockAfterDaysOverdue: 2,
-  unlockOnPayment: true,
-  release: 'AUTO',
-  quietHours: { start: '21:00', end: '09:00' },
-};
+});
 
 describe.each(databaseKinds())('the kill switch stops harm, not relief, on %s', (kind) => {
   const suite = deviceSuite(kind, { collectionsWorkers: false });
@@ -54,39 +52,21 @@ describe.each(databaseKinds())('the kill switch stops harm, not relief, on %s', 
   const loanRef = (name: string) => `K-${kind}-${name}`;
   const device = (name: string) => fleet.get(name) as SimulatedDevice;
 
-  const api = (token: string, method: 'GET' | 'PUT' | 'POST', url: string, payload?: object) =>
-    suite.server.app.inject({
-      method,
-      url,
-      headers: { 'x-api-key': token },
-      ...(payload ? { payload } : {}),
-    });
-  const killSwitch = async (on: boolean) => {
-    const response = await api(
+  const api = apiCaller(() => suite.server.app);
+  const killSwitch = (on: boolean) =>
+    setKillSwitch(
+      suite.server.app,
       on ? suite.admin.token : superadmin.token,
-      'PUT',
-      '/api/v2/collections/kill-switch',
-      {
-        on,
-        reason: on ? 'wrong import' : 'fixed',
-      },
+      on,
+      on ? 'wrong import' : 'fixed',
     );
-    expect(response.statusCode, response.body).toBe(200);
-    return response.json() as { cancelled: number; message: string };
-  };
-  const pay = async (name: string, amount: string) => {
-    const paymentRef = `P-${kind}-${name}-${clock.getTime()}`;
-    const response = await api(suite.admin.token, 'POST', '/api/v2/payments', {
-      paymentRef,
-      loanRef: loanRef(name),
-      amount,
-      paidAt: new Date().toISOString(),
-    });
-    expect(response.statusCode, response.body).toBe(200);
-    await sql`UPDATE loan_payments SET received_at = ${clock} WHERE payment_ref = ${paymentRef}`.execute(
-      suite.database.db,
+  const pay = (name: string, amount: string) =>
+    payAt(
+      suite.server.app,
+      suite.admin.token,
+      { paymentRef: `P-${kind}-${name}-${clock.getTime()}`, loanRef: loanRef(name), amount },
+      clock,
     );
-  };
   const commandsOf = (name: string) =>
     suite.database.db
       .selectFrom('commands')
@@ -96,37 +76,22 @@ describe.each(databaseKinds())('the kill switch stops harm, not relief, on %s', 
       .execute();
 
   beforeAll(async () => {
-    superadmin = await loginAs(
+    superadmin = await signedIn(suite.server.app, suite.database);
+    for (const name of Object.keys(LOANS))
+      fleet.set(name, await enrol(suite, simulatedDevice(suite.server), name === 'offline'));
+    await importLoans(
       suite.server.app,
-      await buildUser(suite.database, { userlevel: 'SUPERADMIN' }),
-    );
-    for (const name of Object.keys(LOANS)) {
-      const d = simulatedDevice(suite.server);
-      suite.devices.push(d);
-      await d.register();
-      if (name !== 'offline') await d.connect();
-      fleet.set(name, d);
-    }
-    const imported = await api(suite.admin.token, 'POST', '/api/v2/loans', {
-      loans: Object.entries(LOANS).map(([name, due]) => ({
+      suite.admin.token,
+      Object.entries(LOANS).map(([name, due]) => ({
         loanRef: loanRef(name),
         imei: device(name).imei,
         customerName: `Customer ${name}`,
         currency: 'INR',
         instalments: due.map((n) => ({ dueDate: day(n), amount: '1000.00' })),
       })),
-    });
-    expect(imported.statusCode, imported.body).toBe(200);
-    const saved = await api(superadmin.token, 'PUT', '/api/v2/collections/policy', { policy: POLICY });
-    expect(saved.statusCode, saved.body).toBe(200);
-    engine = new CollectionsEngine({
-      db: suite.database.db,
-      commands: suite.server.app.ctx.commands,
-      log: suite.server.app.log,
-      events: suite.server.app.ctx.webhookDelivery,
-      oneShotTtlMs: 72 * 3_600_000,
-      now: () => clock,
-    });
+    );
+    await savePolicy(suite.server.app, superadmin.token, POLICY);
+    engine = testEngine(suite.server.app, { now: () => clock });
   });
 
   it('unlocks on payment and releases while stopped; sends no lock; cancels harm only', async () => {
@@ -141,14 +106,7 @@ describe.each(databaseKinds())('the kill switch stops harm, not relief, on %s', 
     // device's queued reminder and lock are cancelled; the queued unlock is relief: it stays queued, and
     // reaches the device when it is back.
     await device('lockedB').disconnect();
-    await vi.waitFor(async () => {
-      const row = await suite.database.db
-        .selectFrom('devices')
-        .select('online')
-        .where('imei1', '=', device('lockedB').imei)
-        .executeTakeFirstOrThrow();
-      expect(row.online).toBe(false);
-    });
+    await waitOnline(suite.server.app, device('lockedB').imei, false);
     clock = ist(day(3), '12:00');
     await pay('lockedB', '1000.00');
     clock = new Date(clock.getTime() + 2_000);
@@ -178,9 +136,7 @@ describe.each(databaseKinds())('the kill switch stops harm, not relief, on %s', 
     await vi.waitFor(() => expect(device('paidOff').state.released).toBe(true), { timeout: 10_000 });
 
     // The plan while stopped: reminders and locks skipped for the kill switch, relief not.
-    const plan = (
-      await api(suite.admin.token, 'POST', '/api/v2/collections/plan', { date: day(4), limit: 100 })
-    ).json();
+    const plan = await requestPlan(suite.server.app, suite.admin.token, { date: day(4), limit: 100 });
     expect(plan.killSwitch).toBe(true);
     expect(plan.counts.LOCK).toBe(0);
     expect(plan.counts.skipped.killSwitch).toBeGreaterThan(0);
@@ -199,10 +155,7 @@ describe.each(databaseKinds())('the kill switch stops harm, not relief, on %s', 
   });
 
   it('queues a release for approval and an operator approves it while stopped', async () => {
-    const saved = await api(superadmin.token, 'PUT', '/api/v2/collections/policy', {
-      policy: { ...POLICY, release: 'APPROVAL' },
-    });
-    expect(saved.statusCode, saved.body).toBe(200);
+    await savePolicy(suite.server.app, superadmin.token, { ...POLICY, release: 'APPROVAL' });
     clock = ist(day(4), '11:00');
     await pay('approval', '1000.00');
     clock = new Date(clock.getTime() + 2_000);

@@ -20,12 +20,19 @@ import {
   type PlanItem,
   type Session,
 } from '@lendlock/contract';
-import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CollectionsEngine } from '../src/modules/collections/engine';
-import { databaseKinds, fingerprint, openTestDatabase, type TestDatabase } from './db';
-import { registerProfile, TEST_ENROLLMENT_SECRET } from './devices';
-import { buildTestApp, buildUser, loginAs } from './factories';
+import { beforeAll, describe, expect, it } from 'vitest';
+import {
+  apiCaller,
+  collectionsAppSuite,
+  importLoans,
+  requestPlan,
+  savePolicy,
+  signedIn,
+  testEngine,
+} from './collections';
+import { databaseKinds, fingerprint } from './db';
+import { registerProfile } from './devices';
+import { buildUser, loginAs } from './factories';
 
 const ZONE = 'Asia/Kolkata';
 const RETAILER = '9000000011';
@@ -41,10 +48,7 @@ const POLICY: CollectionsPolicy = {
 };
 
 describe.each(databaseKinds())('payments as a ledger on %s', (kind) => {
-  let database: TestDatabase;
-  let app: FastifyInstance;
-  let superadmin: Session;
-  let admin: Session;
+  const suite = collectionsAppSuite(kind);
   let retailerAdmin: Session;
   let retailerEmail: string;
   let otherRetailerAdmin: Session;
@@ -52,74 +56,63 @@ describe.each(databaseKinds())('payments as a ledger on %s', (kind) => {
   const today = () => dayInTimeZone(ZONE) as string;
   const day = (n: number) => addDays(today(), n);
 
-  const call = (token: string, url: string, payload: object) =>
-    app.inject({ method: 'POST', url, headers: { 'x-api-key': token }, payload });
+  const api = apiCaller(() => suite.app);
+  const call = (token: string, url: string, payload: object) => api(token, 'POST', url, payload);
 
   /** A loan of 1,000 per instalment on a new enrolled device of `retailer`, its first due `first` days from today. */
   const newLoan = async (retailer: string | null, first: number, count = 3) => {
     counter++;
-    const imei = (await registerProfile(app, retailer ? { retailer_phone: retailer } : {})).profile.imei1;
+    const imei = (await registerProfile(suite.app, retailer ? { retailer_phone: retailer } : {})).profile
+      .imei1;
     const loanRef = `LEDGER-${kind}-${counter}`;
-    const response = await call(admin.token, '/api/v2/loans', {
-      loans: [
-        {
-          loanRef,
-          imei,
-          customerName: 'Asha Rao',
-          currency: 'INR',
-          instalments: Array.from({ length: count }, (_, i) => ({
-            dueDate: day(first + i * 30),
-            amount: '1000',
-          })),
-        },
-      ],
-    });
-    expect(response.statusCode, response.body).toBe(200);
+    await importLoans(suite.app, suite.admin.token, [
+      {
+        loanRef,
+        imei,
+        customerName: 'Asha Rao',
+        currency: 'INR',
+        instalments: Array.from({ length: count }, (_, i) => ({
+          dueDate: day(first + i * 30),
+          amount: '1000',
+        })),
+      },
+    ]);
     return { imei, loanRef };
   };
 
   const pay = async (loanRef: string, paymentRef: string, amount: string, paidAt: string) => {
-    const response = await call(admin.token, '/api/v2/payments', { paymentRef, loanRef, amount, paidAt });
+    const response = await call(suite.admin.token, '/api/v2/payments', {
+      paymentRef,
+      loanRef,
+      amount,
+      paidAt,
+    });
     expect(response.statusCode, response.body).toBe(200);
   };
 
   /** The dry run's items of a loan today, with `policy`. */
-  const planOf = async (loanRef: string, policy: object = POLICY): Promise<PlanItem[]> => {
-    const response = await call(admin.token, '/api/v2/collections/plan', { policy, limit: 1000 });
-    expect(response.statusCode, response.body).toBe(200);
-    return response.json().items.filter((i: PlanItem) => i.loanRef === loanRef);
-  };
+  const planOf = async (loanRef: string, policy: object = POLICY): Promise<PlanItem[]> =>
+    (await requestPlan(suite.app, suite.admin.token, { policy, limit: 1000 })).items.filter(
+      (i: PlanItem) => i.loanRef === loanRef,
+    );
   const getLoan = async (loanRef: string): Promise<LoanView> => {
-    const response = await call(admin.token, '/api/v2/loans/get', { loanRef, timeZone: ZONE });
+    const response = await call(suite.admin.token, '/api/v2/loans/get', { loanRef, timeZone: ZONE });
     expect(response.statusCode, response.body).toBe(200);
     return response.json().loan;
   };
   const reverse = (token: string, paymentRef: string, reason: string) =>
     call(token, '/api/v2/payments/reverse', { paymentRef, reason, timeZone: ZONE });
-  const ledger = () => fingerprint(database.db, LEDGER_TABLES);
+  const ledger = () => fingerprint(suite.database.db, LEDGER_TABLES);
 
   const lockOf = async (loanRef: string, policy: object = POLICY) =>
     (await planOf(loanRef, policy)).find((i) => i.action === 'LOCK');
 
   beforeAll(async () => {
-    database = await openTestDatabase(kind);
-    app = await buildTestApp(database, {
-      enrollmentSecret: TEST_ENROLLMENT_SECRET,
-      collectionsWorkers: false,
-    });
-    superadmin = await loginAs(app, await buildUser(database, { userlevel: 'SUPERADMIN' }));
-    admin = await loginAs(app, await buildUser(database, { userlevel: 'ADMIN' }));
+    const { app, database } = suite;
     const retailerUser = await buildUser(database, { userlevel: 'ADMIN', retailerPhone: RETAILER });
     retailerEmail = retailerUser.email;
     retailerAdmin = await loginAs(app, retailerUser);
-    otherRetailerAdmin = await loginAs(
-      app,
-      await buildUser(database, { userlevel: 'ADMIN', retailerPhone: OTHER_RETAILER }),
-    );
-  });
-  afterAll(async () => {
-    await app?.close();
-    await database?.close();
+    otherRetailerAdmin = await signedIn(app, database, { userlevel: 'ADMIN', retailerPhone: OTHER_RETAILER });
   });
 
   it('a payment counts from when the customer paid: one paid 41+ days ago and imported today skips no lock', async () => {
@@ -133,12 +126,12 @@ describe.each(databaseKinds())('payments as a ledger on %s', (kind) => {
   it('a payment dated in the future does not count as recent', async () => {
     const { loanRef } = await newLoan(null, -71, 2);
     // Recorded when the lender's clock ran ahead (the API refuses such a date now): it must not count forever.
-    const loan = await database.db
+    const loan = await suite.database.db
       .selectFrom('loans')
       .select('id')
       .where('loan_ref', '=', loanRef)
       .executeTakeFirstOrThrow();
-    await database.db
+    await suite.database.db
       .insertInto('loan_payments')
       .values({
         loan_id: Number(loan.id),
@@ -190,7 +183,7 @@ describe.each(databaseKinds())('payments as a ledger on %s', (kind) => {
     const foreign = await reverse(otherRetailerAdmin.token, `${loanRef}-P2`, 'chargeback');
     expect(foreign.statusCode).toBe(404);
     expect(foreign.json().message).toBe(LOAN_MESSAGES.unknownPayment);
-    const unknown = await reverse(admin.token, `${loanRef}-nope`, 'chargeback');
+    const unknown = await reverse(suite.admin.token, `${loanRef}-nope`, 'chargeback');
     expect(unknown.statusCode).toBe(404);
     expect(unknown.json().message).toBe(LOAN_MESSAGES.unknownPayment);
     const noReason = await reverse(retailerAdmin.token, `${loanRef}-P2`, '   ');
@@ -225,13 +218,13 @@ describe.each(databaseKinds())('payments as a ledger on %s', (kind) => {
     });
     expect(Date.parse(body.payment.reversedAt)).not.toBeNaN();
     // The rows: the payment kept, marked reversed; the instalments as if it had never been paid.
-    const loanRow = await database.db
+    const loanRow = await suite.database.db
       .selectFrom('loans')
       .select(['id', 'status'])
       .where('loan_ref', '=', loanRef)
       .executeTakeFirstOrThrow();
     expect(loanRow.status).toBe('OPEN');
-    const payments = await database.db
+    const payments = await suite.database.db
       .selectFrom('loan_payments')
       .select(['payment_ref', 'reversed_by', 'reversal_reason', 'reversed_at'])
       .where('loan_id', '=', loanRow.id)
@@ -243,7 +236,7 @@ describe.each(databaseKinds())('payments as a ledger on %s', (kind) => {
       [`${loanRef}-P1`, null, null, false],
       [`${loanRef}-P2`, retailerEmail, 'chargeback', true],
     ]);
-    const instalments = await database.db
+    const instalments = await suite.database.db
       .selectFrom('loan_instalments')
       .select(['paid_minor', 'paid_at'])
       .where('loan_id', '=', loanRow.id)
@@ -254,7 +247,7 @@ describe.each(databaseKinds())('payments as a ledger on %s', (kind) => {
       [0, false],
       [0, false],
     ]);
-    const audit = await database.db
+    const audit = await suite.database.db
       .selectFrom('audit_log')
       .select(['target', 'details'])
       .where('action', '=', 'loan.payment.reverse')
@@ -276,7 +269,7 @@ describe.each(databaseKinds())('payments as a ledger on %s', (kind) => {
 
     // Reversing it again answers so and changes nothing.
     const after = await ledger();
-    const again = await reverse(admin.token, `${loanRef}-P2`, 'chargeback, again');
+    const again = await reverse(suite.admin.token, `${loanRef}-P2`, 'chargeback, again');
     expect(again.statusCode).toBe(200);
     expect(again.json()).toMatchObject({
       message: LOAN_MESSAGES.paymentReversedBefore,
@@ -293,12 +286,12 @@ describe.each(databaseKinds())('payments as a ledger on %s', (kind) => {
     const { loanRef } = await newLoan(null, -40);
     await pay(loanRef, `${loanRef}-P1`, '1000', `${day(-41)}T10:00:00+05:30`);
     const replies = await Promise.all([
-      reverse(admin.token, `${loanRef}-P1`, 'chargeback'),
-      reverse(admin.token, `${loanRef}-P1`, 'chargeback'),
+      reverse(suite.admin.token, `${loanRef}-P1`, 'chargeback'),
+      reverse(suite.admin.token, `${loanRef}-P1`, 'chargeback'),
     ]);
     expect(replies.map((r) => r.statusCode)).toEqual([200, 200]);
     expect(replies.map((r) => r.json().duplicate).sort()).toEqual([false, true]);
-    const audit = await database.db
+    const audit = await suite.database.db
       .selectFrom('audit_log')
       .select('details')
       .where('action', '=', 'loan.payment.reverse')
@@ -312,7 +305,7 @@ describe.each(databaseKinds())('payments as a ledger on %s', (kind) => {
     await pay(loanRef, `${loanRef}-P1`, '1000', `${day(-41)}T10:00:00+05:30`);
     expect((await getLoan(loanRef)).status).toBe('PAID');
     const next = `${loanRef}-next`;
-    const imported = await call(admin.token, '/api/v2/loans', {
+    const imported = await call(suite.admin.token, '/api/v2/loans', {
       loans: [
         {
           loanRef: next,
@@ -325,31 +318,25 @@ describe.each(databaseKinds())('payments as a ledger on %s', (kind) => {
     });
     expect(imported.statusCode, imported.body).toBe(200);
     const before = await ledger();
-    const refused = await reverse(admin.token, `${loanRef}-P1`, 'chargeback');
+    const refused = await reverse(suite.admin.token, `${loanRef}-P1`, 'chargeback');
     expect(refused.statusCode).toBe(409);
     expect(refused.json().message).toBe(LOAN_MESSAGES.reversalReopens(next));
     expect(await ledger()).toBe(before);
   });
 
   it('the minimum is the policy’s: one saved without it reads the default; bad values are refused', async () => {
-    const policyCall = (token: string, method: 'GET' | 'PUT', url: string, payload?: object) =>
-      app.inject({
-        method,
-        url: `/api/v2/collections/${url}`,
-        headers: { 'x-api-key': token },
-        ...(payload ? { payload } : {}),
-      });
+    const policyCall = apiCaller(() => suite.app, '/api/v2/collections/');
     // A version saved before the minimum existed.
     const { lockPause: _, ...older } = POLICY;
-    await database.db
+    await suite.database.db
       .insertInto('collection_policies')
       .values({ version: 1, policy: JSON.stringify(older), created_by: 'before issue 25' })
       .execute();
-    expect((await policyCall(admin.token, 'GET', 'policy')).json()).toMatchObject({
+    expect((await policyCall(suite.admin.token, 'GET', 'policy')).json()).toMatchObject({
       version: 1,
       policy: { lockPause: DEFAULT_LOCK_PAUSE },
     });
-    const before = await fingerprint(database.db, ['collection_policies']);
+    const before = await fingerprint(suite.database.db, ['collection_policies']);
     const bad: [object, string][] = [
       [{ minAmount: 'abc', minSharePercent: null }, COLLECTIONS_MESSAGES.badMinAmount],
       [{ minAmount: '0', minSharePercent: null }, COLLECTIONS_MESSAGES.badMinAmount],
@@ -358,19 +345,19 @@ describe.each(databaseKinds())('payments as a ledger on %s', (kind) => {
       [{ minAmount: null, minSharePercent: 12.5 }, COLLECTIONS_MESSAGES.badMinShare],
     ];
     for (const [lockPause, message] of bad) {
-      const response = await policyCall(superadmin.token, 'PUT', 'policy', {
+      const response = await policyCall(suite.superadmin.token, 'PUT', 'policy', {
         policy: { ...POLICY, lockPause },
       });
       expect(response.statusCode, JSON.stringify(lockPause)).toBe(400);
       expect(response.json().message).toContain(message);
     }
-    expect(await fingerprint(database.db, ['collection_policies'])).toBe(before);
+    expect(await fingerprint(suite.database.db, ['collection_policies'])).toBe(before);
 
-    const saved = await policyCall(superadmin.token, 'PUT', 'policy', {
+    const saved = await policyCall(suite.superadmin.token, 'PUT', 'policy', {
       policy: { ...POLICY, lockPause: { minAmount: '500', minSharePercent: null } },
     });
     expect(saved.json()).toMatchObject({ version: 2, message: COLLECTIONS_MESSAGES.policySaved(2) });
-    const versions = (await policyCall(admin.token, 'GET', 'policy/versions')).json().items;
+    const versions = (await policyCall(suite.admin.token, 'GET', 'policy/versions')).json().items;
     expect(versions[0].changes).toEqual([
       { field: 'lockPause.minAmount', from: null, to: '500' },
       { field: 'lockPause.minSharePercent', from: 25, to: null },
@@ -378,50 +365,40 @@ describe.each(databaseKinds())('payments as a ledger on %s', (kind) => {
   });
 
   it('a release queued for approval is not approved once its loan’s payment is reversed', async () => {
-    const saved = await app.inject({
-      method: 'PUT',
-      url: '/api/v2/collections/policy',
-      headers: { 'x-api-key': superadmin.token },
-      payload: { policy: { ...POLICY, release: 'APPROVAL' } },
-    });
-    expect(saved.statusCode, saved.body).toBe(200);
+    await savePolicy(suite.app, suite.superadmin.token, { ...POLICY, release: 'APPROVAL' });
     const { loanRef, imei } = await newLoan(null, -40, 1);
     await pay(loanRef, `${loanRef}-P1`, '1000', new Date().toISOString());
-    const engine = new CollectionsEngine({
-      db: database.db,
-      commands: app.ctx.commands,
-      log: app.log,
-      events: app.ctx.webhookDelivery,
-      oneShotTtlMs: 3_600_000,
-    });
+    const engine = testEngine(suite.app, { oneShotTtlMs: 3_600_000 });
     await engine.watchPayments();
-    const queue = await app.inject({
+    const queue = await suite.app.inject({
       method: 'GET',
       url: `/api/v2/collections/releases?imei=${imei}`,
-      headers: { 'x-api-key': admin.token },
+      headers: { 'x-api-key': suite.admin.token },
     });
     const [release] = queue.json().items;
     expect(release).toMatchObject({ loanRef, state: 'AWAITING_APPROVAL' });
 
-    expect((await reverse(admin.token, `${loanRef}-P1`, 'bounced transfer')).json().loan.status).toBe('OPEN');
+    expect((await reverse(suite.admin.token, `${loanRef}-P1`, 'bounced transfer')).json().loan.status).toBe(
+      'OPEN',
+    );
     const tables = ['collection_actions', 'commands'];
-    const before = await fingerprint(database.db, tables);
-    const approve = await app.inject({
+    const before = await fingerprint(suite.database.db, tables);
+    const approve = await suite.app.inject({
       method: 'POST',
       url: `/api/v2/collections/releases/${release.id}/approve`,
-      headers: { 'x-api-key': admin.token },
+      headers: { 'x-api-key': suite.admin.token },
       payload: {},
     });
     expect(approve.statusCode).toBe(409);
     expect(approve.json().message).toBe(COLLECTIONS_MESSAGES.releaseNotPaid);
-    expect(await fingerprint(database.db, tables)).toBe(before);
+    expect(await fingerprint(suite.database.db, tables)).toBe(before);
 
     // A loan paid off and its payment reversed before the watcher looks: nothing is queued or sent.
     const other = await newLoan(null, -40, 1);
     await pay(other.loanRef, `${other.loanRef}-P1`, '1000', new Date().toISOString());
-    await reverse(admin.token, `${other.loanRef}-P1`, 'bounced transfer');
+    await reverse(suite.admin.token, `${other.loanRef}-P1`, 'bounced transfer');
     await engine.watchPayments();
-    const actions = await database.db
+    const actions = await suite.database.db
       .selectFrom('collection_actions')
       .select('kind')
       .where('imei1', '=', other.imei)
