@@ -393,6 +393,22 @@ describe.each(combos)(
       devices.push(agent);
       await agent.register();
       await agent.connect();
+      // Online on record, and what followed its `online` done: a command issued now is sent once (one
+      // issued while the server applies `online` may be sent by both, which the agent would de-duplicate).
+      await vi.waitFor(
+        async () =>
+          expect(
+            (
+              await database.db
+                .selectFrom('devices')
+                .select('online')
+                .where('imei1', '=', agent.imei)
+                .executeTakeFirstOrThrow()
+            ).online,
+          ).toBe(true),
+        { timeout: 8000, interval: 25 },
+      );
+      await server.app.ctx.commands.drain();
       const client = agent.mqttClient as MqttClient;
       client.removeAllListeners('message');
       const received: CommandMessage[] = [];
