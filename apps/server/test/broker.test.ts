@@ -412,7 +412,11 @@ describe.each(combos)(
       const client = agent.mqttClient as MqttClient;
       client.removeAllListeners('message');
       const received: CommandMessage[] = [];
-      client.on('message', (_topic, payload) => received.push(JSON.parse(payload.toString('utf8'))));
+      // Its commands only: on a shared broker another test's server asks every device to announce itself
+      // (lendlock/server/status), and this agent hears that too.
+      client.on('message', (topic, payload) => {
+        if (topic === topics.cmd(agent.imei)) received.push(JSON.parse(payload.toString('utf8')));
+      });
       return { agent, client, received };
     };
     const command = async (transactionId: string) =>
