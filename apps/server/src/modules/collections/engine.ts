@@ -115,6 +115,15 @@ export interface RunOutcome {
   chunks: number;
 }
 
+/** Records a failed action's `collections.action.failed` event (its attempts, whether given up, the next try). */
+type Announce = (
+  a: UnsettledAction,
+  attempts: number,
+  final: boolean,
+  retryAt: Date | null,
+  result: string | null,
+) => void;
+
 export class CollectionsEngine {
   readonly instanceId: string;
   private readonly now: () => Date;
@@ -351,13 +360,7 @@ export class CollectionsEngine {
     const done = await inTransaction(db, async (trx) => {
       const actions = await unsettledActions(trx, { date, now, after, limit: RETRY_PAGE });
       const records: EventRecord[] = [];
-      const announce = (
-        a: UnsettledAction,
-        attempts: number,
-        final: boolean,
-        retryAt: Date | null,
-        result: string | null,
-      ) =>
+      const announce: Announce = (a, attempts, final, retryAt, result) =>
         records.push(
           actionFailedEvent({
             id: a.id,
@@ -421,13 +424,7 @@ export class CollectionsEngine {
       date: string;
       now: Date;
       policy: CollectionsPolicy;
-      announce: (
-        a: UnsettledAction,
-        attempts: number,
-        final: boolean,
-        retryAt: Date | null,
-        result: string | null,
-      ) => void;
+      announce: Announce;
     },
   ): Promise<{ requests: CommandRequest[]; outcomes: CommandOutcome[] }> {
     const { date, now, policy } = ctx;
