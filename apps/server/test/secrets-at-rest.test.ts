@@ -179,6 +179,8 @@ describe('npm run cli -- secrets rotate, audit verify (embedded database)', () =
         (await database.db.selectFrom('audit_log').select('id').orderBy('id').executeTakeFirstOrThrow()).id,
       );
       await database.db.transaction().execute(async (trx) => {
+        // As the test's superuser, not the app's row-level-security role (ADR 0011).
+        await sql`SET LOCAL ROLE NONE`.execute(trx);
         await sql`ALTER TABLE audit_log DISABLE TRIGGER audit_log_no_update`.execute(trx);
         await sql`UPDATE audit_log SET actor = 'someone else' WHERE id = ${edited}`.execute(trx);
         await sql`ALTER TABLE audit_log ENABLE ALWAYS TRIGGER audit_log_no_update`.execute(trx);
