@@ -314,7 +314,9 @@ export class CollectionsService {
   // ---- Kill switch ----
 
   async killSwitch(actor: Principal): Promise<KillSwitch> {
-    authorize(actor, 'collections', 'view', 'killSwitch', () => forbidden(COLLECTIONS_MESSAGES.killSwitchRetailer));
+    authorize(actor, 'collections', 'view', 'killSwitch', () =>
+      forbidden(COLLECTIONS_MESSAGES.killSwitchRetailer),
+    );
     const control = await readControl(this.db);
     return {
       on: control.kill_switch,

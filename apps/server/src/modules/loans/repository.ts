@@ -173,7 +173,10 @@ export async function insertLoans(
   for (let start = 0; start < loans.length; start += IMPORT_CHUNK) {
     const chunk = loans.slice(start, start + IMPORT_CHUNK);
     // In input order (WITH ORDINALITY): the ids come back beside their loans.
-    const inserted = await sql<{ id: string; n: string }>`INSERT INTO loans (loan_ref, imei, customer_name, currency, created_by, retailer_phone)
+    const inserted = await sql<{
+      id: string;
+      n: string;
+    }>`INSERT INTO loans (loan_ref, imei, customer_name, currency, created_by, retailer_phone)
       SELECT r, i, n, c, ${createdBy}, t
       FROM unnest(${chunk.map((l) => l.loanRef)}::text[], ${chunk.map((l) => l.imei1)}::text[],
                   ${chunk.map((l) => l.customerName)}::text[], ${chunk.map((l) => l.currency)}::text[],
