@@ -495,7 +495,7 @@ export async function loanStatus(db: Db, loanId: number): Promise<LoanStatus | n
 }
 
 /** A loan found for a view: its id and its device's retailer (who may see it). */
-export interface FoundLoan {
+interface FoundLoan {
   id: number;
   retailerPhone: string | null;
 }
