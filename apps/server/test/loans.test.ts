@@ -378,9 +378,11 @@ describe.each(databaseKinds())('loans and payments on %s', (kind) => {
       LOAN_MESSAGES.unknownImei,
       LOAN_MESSAGES.unknownImei,
     ]);
+    // Another retailer's ref is unused for this one (references are per tenant): the refusal is about
+    // its own device's open loan, and says nothing of L-theirs.
     const replaced = await importLoans(retailerAdmin.token, [loan('L-theirs', ours.imei2, ['1'])], true);
     expect(replaced.json().invalid).toEqual([
-      { line: 1, error: LOAN_MESSAGES.loanRefInUse, data: 'L-theirs' },
+      { line: 1, error: LOAN_MESSAGES.openLoanExists('L-ours'), data: 'L-theirs' },
     ]);
     for (const [url, body] of [
       ['/api/v2/loans/get', { imei: theirs.imei1 }],

@@ -150,6 +150,11 @@ export const LOAN_MESSAGES = {
   unknownLoan: 'Unknown loan_ref',
   paymentConflict: 'payment_ref is already recorded with another loan or amount',
   unknownPayment: 'Unknown payment_ref',
+  // A lender-wide call naming a reference that more than one tenant uses (docs/tenancy.md)
+  loanRefAmbiguous:
+    'This loan_ref is used by more than one retailer: name the retailer (retailerPhone; null for the lender’s own loans) or find the loan by IMEI.',
+  paymentRefAmbiguous:
+    'This payment_ref is recorded by more than one retailer: name the retailer (retailerPhone; null for the lender’s own payments).',
   reversalReason: 'Please give the reason for the reversal (a chargeback, a bounced transfer).',
   reversalReopens: (loanRef: string) =>
     `The payment cannot be reversed: its paid loan would be open again, and the device already has another open loan (${loanRef}).`,

@@ -438,6 +438,8 @@ export interface LoansTable {
   promise_to_pay_until: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: CreatedAt;
   created_by: string | null;
+  /** 0033: the tenant of its references (its device's retailer at creation; null: the lender's own). */
+  retailer_phone: string | null;
 }
 
 export interface LoanInstalmentsTable {
@@ -463,6 +465,8 @@ export interface LoanPaymentsTable {
   reversed_at: Date | null;
   reversed_by: string | null;
   reversal_reason: string | null;
+  /** 0033: the tenant of its reference (its loan's). */
+  retailer_phone: WithDefault<string | null>;
 }
 
 /** 0023: collections on autopilot (modules/collections). */

@@ -77,6 +77,8 @@ export interface PaymentForm {
   amount: string;
   /** YYYY-MM-DD or an ISO date-time with its offset. */
   paidAt: string;
+  /** The loan's tenant, when the form belongs to a loan shown (a ref is unique per tenant only). */
+  retailerPhone?: string | null;
 }
 
 export function recordPayment(api: ApiClient, payment: PaymentForm): Promise<RecordPaymentResponse> {
@@ -89,7 +91,7 @@ export function recordPayment(api: ApiClient, payment: PaymentForm): Promise<Rec
 /** Reverses a payment by its ref, with the reason; the loan as it stands without it. */
 export function reversePayment(
   api: ApiClient,
-  request: { paymentRef: string; reason: string },
+  request: { paymentRef: string; reason: string; retailerPhone?: string | null },
 ): Promise<ReversePaymentResponse> {
   return api.call('v2/payments/reverse', {
     body: withTimeZone(request),
@@ -99,7 +101,7 @@ export function reversePayment(
 
 export async function setPromiseToPay(
   api: ApiClient,
-  request: { loanRef: string; until: string | null },
+  request: { loanRef: string; until: string | null; retailerPhone?: string | null },
 ): Promise<{ message: string; loan: LoanView }> {
   const reply = await api.call('v2/loans/promise', {
     body: withTimeZone(request),

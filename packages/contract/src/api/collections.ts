@@ -12,6 +12,8 @@ export const COLLECTIONS_MESSAGES = {
   policySaved: (version: number) => `Collections policy saved as version ${version}.`,
   policyUnchanged: 'The policy is the same as the current version: nothing was saved.',
   superadminOnly: 'Only a SUPERADMIN can change the collections policy.',
+  policyRetailer:
+    'A retailer’s user cannot change the lender’s collections policy: it governs every retailer’s loans. Hold devices instead.',
   killSwitchOn:
     'Collections stopped: no automated reminder or lock is sent. Unlocks on payment and approved releases still go.',
   killSwitchOff: 'Collections resumed.',

@@ -12,6 +12,14 @@ import { LOAN_MESSAGES } from '../messages';
 /** Shapes only: the rules and their messages are the contract's (loans.ts), applied by the server. */
 const text = (max: number) => z.string().max(max);
 
+/**
+ * The tenant whose reference a lender-wide call means (docs/tenancy.md): a `loan_ref` or `payment_ref` is
+ * unique per tenant, so two retailers (or a retailer and the lender) may use the same one. A retailer's
+ * user never needs it (its own are meant); the lender's user sends it when the reference is used by more
+ * than one tenant (the answer says so: 409): a retailer's phone, or null for the lender's own.
+ */
+const tenantOfRefSchema = z.string().trim().max(20).nullable().optional();
+
 export const loanInstalmentInputSchema = z.object({
   /** YYYY-MM-DD. */
   dueDate: text(10),
@@ -77,6 +85,8 @@ export const recordPaymentRequestSchema = z.object({
   /** The lender's own id of the payment: the same payment sent again is recorded once. */
   paymentRef: text(100),
   loanRef: text(100),
+  /** The loan's tenant, when its loanRef is used by more than one (lender-wide callers only). */
+  retailerPhone: tenantOfRefSchema,
   /** Decimal text in the loan's currency. */
   amount: text(24),
   /** When the customer paid: a day (00:00 UTC) or a date-time with its offset. */
@@ -135,6 +145,8 @@ export type LoanSummary = z.infer<typeof loanSummarySchema>;
 
 export const loanViewSchema = z.object({
   loanRef: z.string(),
+  /** The tenant of its references (its device's retailer; null: the lender's own): refs are unique per tenant. */
+  retailerPhone: z.string().nullable(),
   /** The device's IMEI 1. */
   imei: z.string(),
   customerName: z.string(),
@@ -170,6 +182,8 @@ export type RecordPaymentResponse = z.infer<typeof recordPaymentResponseSchema>;
 export const reversePaymentRequestSchema = z.object({
   paymentRef: text(100),
   reason: z.string().trim().min(1, LOAN_MESSAGES.reversalReason).max(500),
+  /** The payment's tenant, when its paymentRef is recorded by more than one (lender-wide callers only). */
+  retailerPhone: tenantOfRefSchema,
   /** The answer's loan summary is for today in this zone (default REPORT_TIMEZONE). */
   timeZone: timeZoneSchema.optional(),
 });
@@ -202,6 +216,8 @@ export const getLoanRequestSchema = z
       .regex(/^\d{15}$/, 'expected 15 digits.')
       .optional(),
     loanRef: text(100).optional(),
+    /** With loanRef: the loan's tenant, when its loanRef is used by more than one (lender-wide callers). */
+    retailerPhone: tenantOfRefSchema,
     /** The day the summary is for is today in this zone (default REPORT_TIMEZONE). */
     timeZone: timeZoneSchema.optional(),
   })
@@ -215,6 +231,8 @@ export const loanResponseSchema = z.object({ status: z.literal('success'), loan:
 /** `POST /api/v2/loans/promise`: set (a day, today to 90 days ahead) or clear (null) a promise to pay. */
 export const promiseToPayRequestSchema = z.object({
   loanRef: text(100),
+  /** The loan's tenant, when its loanRef is used by more than one (lender-wide callers only). */
+  retailerPhone: tenantOfRefSchema,
   until: isoDaySchema.nullable(),
   /** "Today" is today in this zone (default REPORT_TIMEZONE). */
   timeZone: timeZoneSchema.optional(),

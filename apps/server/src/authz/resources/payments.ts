@@ -1,4 +1,7 @@
-/** Payments belong to their loan (loans.ts). */
+/**
+ * Payments belong to their loan (loans.ts): its device's tenant. A payment_ref is unique within its loan's
+ * tenant; another tenant's payment is 'not found' exactly like an unknown one.
+ */
 import { loans } from './loans';
 
 export const payments = {

@@ -18,6 +18,7 @@ import {
   type ReleaseState,
 } from '@lendlock/contract';
 import { type Kysely, type RawBuilder, sql, type Transaction } from 'kysely';
+import type { TenantScope } from '../../authz/tenancy';
 import type { CollectionActionState, CollectionRunState, DB } from '../../db/types';
 import { daysOverdueSql, overdueSinceSql } from '../loans/repository';
 
@@ -41,7 +42,7 @@ export interface PlanParams {
   now: Date;
   policy: CollectionsPolicy;
   killSwitch: boolean;
-  /** A retailer's user sees that retailer's devices only. */
+  /** The scope's tenant (the authority module's `scopeFor`): one retailer's devices only, or all (null). */
   retailerPhone: string | null;
   range: PlanRange;
   /** Only these items: one action (not skipped), the skipped ones, or all. */
@@ -626,7 +627,8 @@ export interface HoldRow {
   retailer_phone: string | null;
 }
 
-export async function listHolds(db: Db, retailerPhone: string | null): Promise<HoldRow[]> {
+/** The holds of the scope's devices (the authority module's `scopeFor(…, 'collections')`). */
+export async function listHolds(db: Db, { retailerPhone }: TenantScope): Promise<HoldRow[]> {
   let query = db
     .selectFrom('collection_holds as h')
     .leftJoin('devices as d', 'd.imei1', 'h.imei1')
@@ -736,7 +738,7 @@ function releaseQuery(db: Db) {
 export async function listReleases(
   db: Db,
   state: ReleaseState,
-  retailerPhone: string | null,
+  { retailerPhone }: TenantScope,
   imei1: string | null = null,
 ): Promise<ReleaseRow[]> {
   let query = releaseQuery(db).orderBy('a.id', 'desc').limit(500);

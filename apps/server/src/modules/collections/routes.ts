@@ -41,9 +41,9 @@ export function collectionsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     app.get(
       `${base}/policy`,
       { schema: { response: { 200: getCollectionsPolicyResponseSchema } } },
-      async () => ({
+      async (request) => ({
         status: 'success' as const,
-        ...(await ctx.collections.policy()),
+        ...(await ctx.collections.policy(requirePrincipal(request))),
       }),
     );
 
@@ -70,7 +70,10 @@ export function collectionsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     app.get(
       `${base}/policy/versions`,
       { schema: { response: { 200: listPolicyVersionsResponseSchema } } },
-      async () => ({ status: 'success' as const, items: await ctx.collections.versions() }),
+      async (request) => ({
+        status: 'success' as const,
+        items: await ctx.collections.versions(requirePrincipal(request)),
+      }),
     );
 
     app.post(
@@ -94,9 +97,9 @@ export function collectionsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     app.get(
       `${base}/kill-switch`,
       { schema: { response: { 200: getKillSwitchResponseSchema } } },
-      async () => ({
+      async (request) => ({
         status: 'success' as const,
-        ...(await ctx.collections.killSwitch()),
+        ...(await ctx.collections.killSwitch(requirePrincipal(request))),
       }),
     );
 
@@ -193,9 +196,9 @@ export function collectionsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         },
       );
 
-    app.get(`${base}/runs`, { schema: { response: { 200: listRunsResponseSchema } } }, async () => ({
+    app.get(`${base}/runs`, { schema: { response: { 200: listRunsResponseSchema } } }, async (request) => ({
       status: 'success' as const,
-      items: await ctx.collections.runs(),
+      items: await ctx.collections.runs(requirePrincipal(request)),
     }));
   };
 }

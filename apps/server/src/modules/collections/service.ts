@@ -2,7 +2,9 @@
  * Collections on autopilot, the API's side (README § Collections on autopilot): the policy and its
  * versions (SUPERADMIN edits), the plan (dry run, Today's Plan, its CSV), the kill switch (anyone of the
  * lender's ADMINs stops, only a SUPERADMIN resumes), per-device holds and the release approval queue
- * (retailer-scoped), and the daily runs. Every change is audited.
+ * (retailer-scoped), and the daily runs. Every change is audited. Every method asks the authority module
+ * (authz/resources/collections.ts): only the lender steers the policy, the kill switch and the runs, which
+ * govern every tenant; a hold, a release or a device's failures of another tenant is not found.
  */
 import { Readable } from 'node:stream';
 import {
@@ -26,6 +28,7 @@ import {
   runStartTime,
 } from '@lendlock/contract';
 import type { Kysely } from 'kysely';
+import { authorize, may, scopeFor } from '../../authz';
 import { PRIORITY_SINGLE } from '../../db/priority';
 import { inTransaction } from '../../db/transaction';
 import type { DB } from '../../db/types';
@@ -127,7 +130,8 @@ export class CollectionsService {
 
   // ---- Policy ----
 
-  async policy(): Promise<CollectionsPolicyVersion> {
+  async policy(actor: Principal): Promise<CollectionsPolicyVersion> {
+    authorize(actor, 'collections', 'view', 'policy', () => forbidden(COLLECTIONS_MESSAGES.policyRetailer));
     const current = await policyInForce(this.db);
     return {
       version: current.version,
@@ -142,16 +146,21 @@ export class CollectionsService {
     { actor, address }: Caller,
     policy: CollectionsPolicy,
   ): Promise<CollectionsPolicyVersion & { changed: boolean }> {
-    if (actor.userlevel !== 'SUPERADMIN') {
+    const refusal = !may(actor, 'collections', 'steer', 'policy')
+      ? COLLECTIONS_MESSAGES.policyRetailer
+      : !may(actor, 'collections', 'savePolicy', 'policy')
+        ? COLLECTIONS_MESSAGES.superadminOnly
+        : null;
+    if (refusal) {
       await appendAudit(this.db, {
         actor,
         action: 'collections.policy',
         target: 'collections:policy',
         address,
         result: 'REFUSED',
-        details: { reason: COLLECTIONS_MESSAGES.superadminOnly },
+        details: { reason: refusal },
       });
-      throw forbidden(COLLECTIONS_MESSAGES.superadminOnly);
+      throw forbidden(refusal);
     }
     return inTransaction(this.db, async (trx) => {
       // The control row, locked: saves are numbered one after the other.
@@ -191,7 +200,8 @@ export class CollectionsService {
   }
 
   /** Every version, newest first, each with what it changed from the one before. */
-  async versions(): Promise<(CollectionsPolicyVersion & { changes: PolicyChange[] })[]> {
+  async versions(actor: Principal): Promise<(CollectionsPolicyVersion & { changes: PolicyChange[] })[]> {
+    authorize(actor, 'collections', 'view', 'policy', () => forbidden(COLLECTIONS_MESSAGES.policyRetailer));
     const rows = await policyVersions(this.db, 1000);
     return rows.map((row, index) => {
       const before = rows[index + 1];
@@ -222,7 +232,8 @@ export class CollectionsService {
         now: this.options.now(),
         policy,
         killSwitch: control.kill_switch,
-        retailerPhone: actor.retailerPhone,
+        // The plan (and a dry run of another policy) shows the caller's tenant's loans only.
+        retailerPhone: scopeFor(actor, 'collections').retailerPhone,
       },
     };
   }
@@ -302,7 +313,10 @@ export class CollectionsService {
 
   // ---- Kill switch ----
 
-  async killSwitch(): Promise<KillSwitch> {
+  async killSwitch(actor: Principal): Promise<KillSwitch> {
+    authorize(actor, 'collections', 'view', 'killSwitch', () =>
+      forbidden(COLLECTIONS_MESSAGES.killSwitchRetailer),
+    );
     const control = await readControl(this.db);
     return {
       on: control.kill_switch,
@@ -322,9 +336,9 @@ export class CollectionsService {
     { actor, address }: Caller,
     request: { on: boolean; reason: string },
   ): Promise<KillSwitch & { cancelled: number; message: string }> {
-    const refusal = actor.retailerPhone
+    const refusal = !may(actor, 'collections', 'steer', 'killSwitch')
       ? COLLECTIONS_MESSAGES.killSwitchRetailer
-      : !request.on && actor.userlevel !== 'SUPERADMIN'
+      : !request.on && !may(actor, 'collections', 'resume', 'killSwitch')
         ? COLLECTIONS_MESSAGES.killSwitchOffSuperadmin
         : null;
     if (refusal) {
@@ -380,23 +394,31 @@ export class CollectionsService {
 
   // ---- Holds ----
 
-  /** A device the caller may act on (either IMEI), or 404: another retailer's device is not revealed. */
+  /** A device the caller may hold (either IMEI), or 404: another retailer's device is not revealed. */
   private async deviceFor(actor: Principal, imei: string) {
     const device = await findDevice(this.db, imei);
-    if (!device || (actor.retailerPhone !== null && device.retailer_phone !== actor.retailerPhone))
-      throw notFound(COLLECTIONS_MESSAGES.deviceNotFound);
+    const unknown = () => notFound(COLLECTIONS_MESSAGES.deviceNotFound);
+    if (!device) throw unknown();
+    authorize(actor, 'collections', 'hold', { retailerPhone: device.retailer_phone }, unknown);
+    return device;
+  }
+
+  /** A device whose holds, releases or failures the caller may read (either IMEI), or null: none shown. */
+  private async readableDevice(actor: Principal, imei: string) {
+    const device = await findDevice(this.db, imei);
+    if (!device || !may(actor, 'collections', 'read', { retailerPhone: device.retailer_phone })) return null;
     return device;
   }
 
   async holds(actor: Principal, imei?: string): Promise<Hold[]> {
+    const scope = scopeFor(actor, 'collections');
     if (imei !== undefined) {
-      const device = await findDevice(this.db, imei);
-      if (!device || (actor.retailerPhone !== null && device.retailer_phone !== actor.retailerPhone))
-        return [];
-      const rows = await listHolds(this.db, actor.retailerPhone);
+      const device = await this.readableDevice(actor, imei);
+      if (!device) return [];
+      const rows = await listHolds(this.db, scope);
       return rows.filter((row) => row.imei1 === device.imei1).map(holdView);
     }
-    return (await listHolds(this.db, actor.retailerPhone)).map(holdView);
+    return (await listHolds(this.db, scope)).map(holdView);
   }
 
   async hold({ actor, address }: Caller, imei: string, reason: string): Promise<Hold> {
@@ -440,13 +462,14 @@ export class CollectionsService {
   // ---- Release approvals ----
 
   async releases(actor: Principal, state: ReleaseState, imei?: string): Promise<ReleaseRequest[]> {
+    const scope = scopeFor(actor, 'collections');
     let imei1: string | null = null;
     if (imei !== undefined) {
-      const device = await findDevice(this.db, imei);
+      const device = await this.readableDevice(actor, imei);
       if (!device) return [];
       imei1 = device.imei1;
     }
-    return (await listReleases(this.db, state, actor.retailerPhone, imei1)).map(releaseView);
+    return (await listReleases(this.db, state, scope, imei1)).map(releaseView);
   }
 
   /**
@@ -462,8 +485,9 @@ export class CollectionsService {
     const { commands } = this.options;
     const outcome = await inTransaction(this.db, async (trx) => {
       const row = await lockRelease(trx, id);
-      if (!row || (actor.retailerPhone !== null && row.retailer_phone !== actor.retailerPhone))
-        throw notFound(COLLECTIONS_MESSAGES.releaseNotFound);
+      const unknown = () => notFound(COLLECTIONS_MESSAGES.releaseNotFound);
+      if (!row) throw unknown();
+      authorize(actor, 'collections', 'decide', { retailerPhone: row.retailer_phone }, unknown);
       if (row.state !== 'AWAITING_APPROVAL') throw conflict(COLLECTIONS_MESSAGES.releaseDecided);
       const audit = (result: string, details: Record<string, unknown>) =>
         appendAudit(trx, {
@@ -552,8 +576,8 @@ export class CollectionsService {
 
   /** A device's automated actions retrying or given up; another retailer's device: none. */
   async failures(actor: Principal, imei: string): Promise<FailedAction[]> {
-    const device = await findDevice(this.db, imei);
-    if (!device || (actor.retailerPhone !== null && device.retailer_phone !== actor.retailerPhone)) return [];
+    const device = await this.readableDevice(actor, imei);
+    if (!device) return [];
     return (await deviceFailures(this.db, device.imei1, 50)).map((row) => ({
       id: row.id,
       imei: row.imei1,
@@ -572,7 +596,8 @@ export class CollectionsService {
 
   // ---- Runs ----
 
-  async runs(): Promise<CollectionsRun[]> {
+  async runs(actor: Principal): Promise<CollectionsRun[]> {
+    authorize(actor, 'collections', 'view', 'run', () => forbidden(COLLECTIONS_MESSAGES.policyRetailer));
     return (await recentRuns(this.db, 30)).map((run) => ({
       id: run.id,
       runDate: run.run_date,

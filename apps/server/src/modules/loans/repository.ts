@@ -22,6 +22,28 @@ import type { DB, LoanStatus, PaymentSource } from '../../db/types';
 
 type Db = Kysely<DB> | Transaction<DB>;
 
+/**
+ * Which tenants' references a look-up by ref reads (migration 0033: a `loan_ref` or `payment_ref` is unique
+ * per tenant). The service decides it from the authority module's scope; the repository applies it:
+ * - `{ tenant }`: that tenant's references only (a retailer's phone, or null for the lender's own);
+ * - `'any'`: every tenant's (a lender-wide call that names none): the service refuses an ambiguous answer.
+ */
+export type RefTenants = { readonly tenant: string | null } | 'any';
+
+/** `ref`'s tenant filter on a table's `retailer_phone` column (`column`: its qualified name). */
+function ofRefTenants(column: 'l.retailer_phone' | 'p.retailer_phone', tenants: RefTenants) {
+  if (tenants === 'any') return sql<boolean>`true`;
+  return tenants.tenant === null
+    ? sql<boolean>`${sql.ref(column)} IS NULL`
+    : sql<boolean>`${sql.ref(column)} = ${tenants.tenant}`;
+}
+
+/** The key of a reference in its tenant (maps of refs over several tenants). */
+export const refKey = (tenant: string | null, ref: string) => `${tenant ?? ''}\u0000${ref}`;
+
+/** The most rows a look-up by ref reads: one is the answer; two say that it is ambiguous. */
+const AMBIGUOUS = 2;
+
 /** A device a loan may be on: the IMEI it was named by, its imei1, its retailer and its state. */
 export interface LoanDevice {
   imei: string;
@@ -67,18 +89,32 @@ export interface StoredLoan {
   customerName: string;
   currency: string;
   status: LoanStatus;
-  /** The retailer of its device (scoping). */
+  /** The tenant of its references (0033). */
+  refTenant: string | null;
+  /** The retailer of its device (who may see it). */
   retailerPhone: string | null;
   instalments: { dueDate: string; amountMinor: number }[];
 }
 
-/** The loans of these refs with their schedules (for the import's "same or different" decision). */
+/**
+ * The loans of these refs, in every tenant, with their schedules (for the import's "same or different"
+ * decision), keyed by `refKey(tenant, ref)`: the import reads the key of its device's tenant only.
+ */
 export async function loansByRefs(db: Db, refs: readonly string[]): Promise<Map<string, StoredLoan>> {
   if (refs.length === 0) return new Map();
   const loans = await db
     .selectFrom('loans as l')
     .leftJoin('devices as d', 'd.imei1', 'l.imei')
-    .select(['l.id', 'l.loan_ref', 'l.imei', 'l.customer_name', 'l.currency', 'l.status', 'd.retailer_phone'])
+    .select([
+      'l.id',
+      'l.loan_ref',
+      'l.imei',
+      'l.customer_name',
+      'l.currency',
+      'l.status',
+      'l.retailer_phone as ref_tenant',
+      'd.retailer_phone',
+    ])
     .where('l.loan_ref', '=', sql<string>`ANY(${[...new Set(refs)]}::text[])`)
     .execute();
   const byId = new Map<number, StoredLoan>(
@@ -91,6 +127,7 @@ export async function loansByRefs(db: Db, refs: readonly string[]): Promise<Map<
         customerName: l.customer_name,
         currency: l.currency,
         status: l.status,
+        refTenant: l.ref_tenant,
         retailerPhone: l.retailer_phone,
         instalments: [],
       },
@@ -107,7 +144,7 @@ export async function loansByRefs(db: Db, refs: readonly string[]): Promise<Map<
     for (const i of instalments)
       byId.get(Number(i.loan_id))?.instalments.push({ dueDate: i.due, amountMinor: Number(i.amount_minor) });
   }
-  return new Map([...byId.values()].map((l) => [l.loanRef, l]));
+  return new Map([...byId.values()].map((l) => [refKey(l.refTenant, l.loanRef), l]));
 }
 
 /** The ref of the OPEN loan of each of these devices (by imei1). */
@@ -122,8 +159,8 @@ export async function openLoansOfImeis(db: Db, imei1s: readonly string[]): Promi
   return new Map(rows.map((r) => [r.imei, r.loan_ref]));
 }
 
-/** A loan to write: its checked fields on the device's imei1. */
-export type NewLoan = CheckedLoan & { imei1: string };
+/** A loan to write: its checked fields on the device's imei1, and its tenant (the device's retailer). */
+export type NewLoan = CheckedLoan & { imei1: string; tenant: string | null };
 
 const IMPORT_CHUNK = 5000;
 
@@ -135,32 +172,45 @@ export async function insertLoans(
 ): Promise<void> {
   for (let start = 0; start < loans.length; start += IMPORT_CHUNK) {
     const chunk = loans.slice(start, start + IMPORT_CHUNK);
-    await sql`INSERT INTO loans (loan_ref, imei, customer_name, currency, created_by)
-      SELECT r, i, n, c, ${createdBy}
+    // In input order (WITH ORDINALITY): the ids come back beside their loans.
+    const inserted = await sql<{
+      id: string;
+      n: string;
+    }>`INSERT INTO loans (loan_ref, imei, customer_name, currency, created_by, retailer_phone)
+      SELECT r, i, n, c, ${createdBy}, t
       FROM unnest(${chunk.map((l) => l.loanRef)}::text[], ${chunk.map((l) => l.imei1)}::text[],
-                  ${chunk.map((l) => l.customerName)}::text[], ${chunk.map((l) => l.currency)}::text[]) AS v(r, i, n, c)`.execute(
+                  ${chunk.map((l) => l.customerName)}::text[], ${chunk.map((l) => l.currency)}::text[],
+                  ${chunk.map((l) => l.tenant)}::text[]) WITH ORDINALITY AS v(r, i, n, c, t, o)
+      ORDER BY o
+      RETURNING id`.execute(trx);
+    await insertSchedules(
       trx,
+      chunk.map((loan, n) => ({ id: Number(inserted.rows[n]?.id), loan })),
     );
-    await insertSchedules(trx, chunk);
   }
 }
 
-async function insertSchedules(trx: Transaction<DB>, loans: readonly CheckedLoan[]): Promise<void> {
-  const refs: string[] = [];
+/** Writes the schedules of loans by their ids (a ref names a loan only within its tenant). */
+async function insertSchedules(
+  trx: Transaction<DB>,
+  loans: readonly { id: number; loan: CheckedLoan }[],
+): Promise<void> {
+  const ids: number[] = [];
   const seqs: number[] = [];
   const days: string[] = [];
   const amounts: string[] = [];
-  for (const loan of loans)
+  for (const { id, loan } of loans)
     loan.instalments.forEach((instalment, i) => {
-      refs.push(loan.loanRef);
+      ids.push(id);
       seqs.push(i + 1);
       days.push(instalment.dueDate);
       amounts.push(String(instalment.amountMinor));
     });
   await sql`INSERT INTO loan_instalments (loan_id, seq, due_date, amount_minor)
-    SELECT l.id, v.s, v.d, v.a
-    FROM unnest(${refs}::text[], ${seqs}::int[], ${days}::date[], ${amounts}::bigint[]) AS v(r, s, d, a)
-    JOIN loans l ON l.loan_ref = v.r`.execute(trx);
+    SELECT v.l, v.s, v.d, v.a
+    FROM unnest(${ids}::bigint[], ${seqs}::int[], ${days}::date[], ${amounts}::bigint[]) AS v(l, s, d, a)`.execute(
+    trx,
+  );
 }
 
 /**
@@ -176,7 +226,7 @@ export async function replaceLoan(trx: Transaction<DB>, loanId: number, loan: Ne
     .where('id', '=', loanId)
     .execute();
   await trx.deleteFrom('loan_instalments').where('loan_id', '=', loanId).execute();
-  await insertSchedules(trx, [loan]);
+  await insertSchedules(trx, [{ id: loanId, loan }]);
   await reapplyPayments(trx, loanId);
   await settleStatus(trx, loanId);
 }
@@ -204,8 +254,12 @@ export async function reapplyPayments(trx: Transaction<DB>, loanId: number): Pro
     await allocateToInstalments(trx, loanId, Number(payment.amount_minor), new Date(payment.paid_at));
 }
 
-/** A loan locked for a payment or a promise (its row, for the rest of the transaction), with its device's retailer. */
-export async function lockLoanByRef(trx: Transaction<DB>, loanRef: string) {
+/**
+ * The loans of a ref in `tenants` (at most two: one is the answer, two are ambiguous), locked for a payment
+ * or a promise (their rows, for the rest of the transaction), each with its references' tenant and its
+ * device's retailer.
+ */
+export async function lockLoansByRef(trx: Transaction<DB>, loanRef: string, tenants: RefTenants) {
   return trx
     .selectFrom('loans as l')
     .leftJoin('devices as d', 'd.imei1', 'l.imei')
@@ -216,11 +270,15 @@ export async function lockLoanByRef(trx: Transaction<DB>, loanRef: string) {
       'l.currency',
       'l.status',
       sql<string | null>`l.promise_to_pay_until::text`.as('promise'),
+      'l.retailer_phone as ref_tenant',
       'd.retailer_phone',
     ])
     .where('l.loan_ref', '=', loanRef)
+    .where(ofRefTenants('l.retailer_phone', tenants))
+    .orderBy('l.id')
+    .limit(AMBIGUOUS)
     .forUpdate('l')
-    .executeTakeFirst();
+    .execute();
 }
 
 /** The instalments of a loan, in order, as the contract's rules take them. */
@@ -298,8 +356,9 @@ const PAYMENT_COLUMNS = [
 ] as const;
 
 /**
- * Records a payment once per payment_ref: the new row, or null when the ref is taken (then the caller
- * reads the recorded one). A concurrent insert of the same ref waits for the first to commit, then gets null.
+ * Records a payment once per payment_ref in its tenant (its loan's, `tenant`): the new row, or null when the
+ * ref is taken there (then the caller reads the recorded one). A concurrent insert of the same ref in the
+ * same tenant waits for the first to commit, then gets null.
  */
 export async function insertPayment(
   trx: Transaction<DB>,
@@ -310,6 +369,7 @@ export async function insertPayment(
     paidAt: Date;
     source: PaymentSource;
     recordedBy: string;
+    tenant: string | null;
   },
 ): Promise<PaymentRow | null> {
   const row = await trx
@@ -321,8 +381,10 @@ export async function insertPayment(
       paid_at: payment.paidAt,
       source: payment.source,
       recorded_by: payment.recordedBy,
+      retailer_phone: payment.tenant,
     })
-    .onConflict((oc) => oc.column('payment_ref').doNothing())
+    // The unique index loan_payments_ref_per_tenant (0033).
+    .onConflict((oc) => oc.expression(sql`payment_ref, (coalesce(retailer_phone, ''))`).doNothing())
     .returning(PAYMENT_COLUMNS)
     .executeTakeFirst();
   return row ? normalisePayment(row) : null;
@@ -356,11 +418,12 @@ export function paymentView(row: PaymentRow): LoanPayment {
 }
 
 /**
- * A payment by its ref, with its loan and the loan's device's retailer, the payment's and the loan's rows
- * locked for the rest of the transaction (a reversal: a payment or another reversal of the loan waits).
+ * The payments of a ref in `tenants` (at most two: one is the answer, two are ambiguous), each with its loan
+ * and the loan's device's retailer, the payments' and the loans' rows locked for the rest of the
+ * transaction (a reversal: a payment or another reversal of the loan waits).
  */
-export async function lockPaymentByRef(trx: Transaction<DB>, paymentRef: string) {
-  const row = await trx
+export async function lockPaymentsByRef(trx: Transaction<DB>, paymentRef: string, tenants: RefTenants) {
+  const rows = await trx
     .selectFrom('loan_payments as p')
     .innerJoin('loans as l', 'l.id', 'p.loan_id')
     .leftJoin('devices as d', 'd.imei1', 'l.imei')
@@ -373,14 +436,15 @@ export async function lockPaymentByRef(trx: Transaction<DB>, paymentRef: string)
       'd.retailer_phone',
     ])
     .where('p.payment_ref', '=', paymentRef)
+    .where(ofRefTenants('p.retailer_phone', tenants))
+    .orderBy('p.id')
+    .limit(AMBIGUOUS)
     .forUpdate(['p', 'l'])
-    .executeTakeFirst();
-  if (!row) return undefined;
-  const { loan_ref, imei, currency, status, retailer_phone, ...payment } = row;
-  return {
+    .execute();
+  return rows.map(({ loan_ref, imei, currency, status, retailer_phone, ...payment }) => ({
     payment: normalisePayment(payment),
     loan: { loanRef: loan_ref, imei, currency: currency.trim(), status, retailerPhone: retailer_phone },
-  };
+  }));
 }
 
 /** Marks a payment reversed (now, by whom, why); the row after. */
@@ -402,15 +466,19 @@ export async function markReversed(
   return normalisePayment(row);
 }
 
-/** The payments recorded under these refs (idempotency: a ref seen before). */
-export async function paymentsByRefs(db: Db, refs: readonly string[]): Promise<Map<string, PaymentRow>> {
-  if (refs.length === 0) return new Map();
-  const rows = await db
-    .selectFrom('loan_payments')
-    .select(PAYMENT_COLUMNS)
-    .where('payment_ref', '=', sql<string>`ANY(${[...new Set(refs)]}::text[])`)
-    .execute();
-  return new Map(rows.map((r) => [r.payment_ref, normalisePayment(r)]));
+/** The payment recorded under a ref in one tenant (idempotency: a ref seen before there). */
+export async function paymentByRef(
+  db: Db,
+  paymentRef: string,
+  tenant: string | null,
+): Promise<PaymentRow | undefined> {
+  const row = await db
+    .selectFrom('loan_payments as p')
+    .select(PAYMENT_COLUMNS.map((column) => `p.${column}` as const))
+    .where('p.payment_ref', '=', paymentRef)
+    .where(ofRefTenants('p.retailer_phone', { tenant }))
+    .executeTakeFirst();
+  return row ? normalisePayment(row) : undefined;
 }
 
 /** Sets or clears a loan's promise-to-pay day. */
@@ -426,36 +494,39 @@ export async function loanStatus(db: Db, loanId: number): Promise<LoanStatus | n
   return row?.status ?? null;
 }
 
-/** Which loan of a device a view shows: its OPEN loan, else its latest. */
-async function loanIdOfImei(db: Db, imei: string, retailerPhone: string | null): Promise<number | null> {
+/** A loan found for a view: its id and its device's retailer (who may see it). */
+interface FoundLoan {
+  id: number;
+  retailerPhone: string | null;
+}
+
+/** Which loan of a device (either IMEI) a view shows: its OPEN loan, else its latest. */
+export async function loanOfImei(db: Db, imei: string): Promise<FoundLoan | null> {
   const row = await db
     .selectFrom('device_imeis as i')
     .innerJoin('devices as d', 'd.imei1', 'i.device')
     .innerJoin('loans as l', 'l.imei', 'd.imei1')
-    .select('l.id')
+    .select(['l.id', 'd.retailer_phone'])
     .where('i.imei', '=', imei)
-    .$if(retailerPhone !== null, (q) => q.where('d.retailer_phone', '=', retailerPhone ?? ''))
     .orderBy(sql`l.status = 'OPEN'`, 'desc')
     .orderBy('l.id', 'desc')
     .limit(1)
     .executeTakeFirst();
-  return row ? Number(row.id) : null;
+  return row ? { id: Number(row.id), retailerPhone: row.retailer_phone } : null;
 }
 
-/** A loan's id by its ref, when the principal's retailer (if any) has its device. */
-export async function loanIdOfRef(
-  db: Db,
-  loanRef: string,
-  retailerPhone: string | null,
-): Promise<number | null> {
-  const row = await db
+/** The loans of a ref in `tenants` (at most two: one is the answer, two are ambiguous). */
+export async function loansOfRef(db: Db, loanRef: string, tenants: RefTenants): Promise<FoundLoan[]> {
+  const rows = await db
     .selectFrom('loans as l')
     .leftJoin('devices as d', 'd.imei1', 'l.imei')
-    .select('l.id')
+    .select(['l.id', 'd.retailer_phone'])
     .where('l.loan_ref', '=', loanRef)
-    .$if(retailerPhone !== null, (q) => q.where('d.retailer_phone', '=', retailerPhone ?? ''))
-    .executeTakeFirst();
-  return row ? Number(row.id) : null;
+    .where(ofRefTenants('l.retailer_phone', tenants))
+    .orderBy('l.id')
+    .limit(AMBIGUOUS)
+    .execute();
+  return rows.map((r) => ({ id: Number(r.id), retailerPhone: r.retailer_phone }));
 }
 
 const PAYMENTS_SHOWN = 100;
@@ -473,6 +544,7 @@ export async function loanViewById(
     .selectFrom('loans')
     .select([
       'loan_ref',
+      'retailer_phone',
       'imei',
       'customer_name',
       'currency',
@@ -531,6 +603,7 @@ export async function loanViewById(
   };
   return {
     loanRef: loan.loan_ref,
+    retailerPhone: loan.retailer_phone,
     imei: loan.imei,
     customerName: loan.customer_name,
     currency: loan.currency.trim(),
@@ -542,21 +615,6 @@ export async function loanViewById(
     instalments,
     payments,
   };
-}
-
-/**
- * The loan of a device (either IMEI; its OPEN loan, else its latest) on `day` in `timeZone`, or null.
- * `retailerPhone`: only a loan on that retailer's device (null: any). The view the collections engine and
- * Device Details share.
- */
-export async function loanSummaryOfImei(
-  db: Db,
-  imei: string,
-  at: { day: string; timeZone: string },
-  retailerPhone: string | null = null,
-): Promise<LoanView | null> {
-  const id = await loanIdOfImei(db, imei, retailerPhone);
-  return id === null ? null : loanViewById(db, id, at);
 }
 
 /**

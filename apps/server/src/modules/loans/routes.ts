@@ -17,6 +17,7 @@ import {
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppContext } from '../../app';
+import { noObjectTouched } from '../../authz';
 import { requirePrincipal } from '../../plugins/auth';
 import { badRequest } from '../../plugins/errors';
 import { type ReceivedUpload, readStored, receiveUpload, UPLOAD_MESSAGES } from '../batches/upload';
@@ -78,7 +79,8 @@ export function loanRoutes(ctx: AppContext): FastifyPluginAsyncZod {
             throw badRequest(UPLOAD_MESSAGES.tooManyRows(ctx.config.batchMaxRows));
           if (checked.invalidCount > 0)
             throw refusedRows(LOAN_MESSAGES.loansIncorrect, checked.invalid, checked.invalidCount);
-          if (checked.loans.length === 0)
+          if (checked.loans.length === 0) {
+            noObjectTouched('a loans file without loans');
             return {
               status: 'success' as const,
               message: checked.note ?? LOAN_MESSAGES.imported(0, 0, 0),
@@ -86,6 +88,7 @@ export function loanRoutes(ctx: AppContext): FastifyPluginAsyncZod {
               replaced: 0,
               unchanged: 0,
             };
+          }
           const replace = ['true', 'on', '1'].includes((fields.replace ?? '').trim().toLowerCase());
           return loans.importLoans(who, checked.loans, { replace, source: 'CSV' });
         });
@@ -147,13 +150,15 @@ export function loanRoutes(ctx: AppContext): FastifyPluginAsyncZod {
             throw badRequest(UPLOAD_MESSAGES.tooManyRows(ctx.config.batchMaxRows));
           if (checked.invalidCount > 0)
             throw refusedRows(LOAN_MESSAGES.paymentsIncorrect, checked.invalid, checked.invalidCount);
-          if (checked.payments.length === 0)
+          if (checked.payments.length === 0) {
+            noObjectTouched('a payments file without payments');
             return {
               status: 'success' as const,
               message: checked.note ?? LOAN_MESSAGES.paymentsRecorded(0, 0),
               recorded: 0,
               duplicates: 0,
             };
+          }
           const { recorded, duplicates } = await loans.recordPayments(who, checked.payments);
           return {
             status: 'success' as const,

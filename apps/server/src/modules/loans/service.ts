@@ -2,9 +2,13 @@
  * Loans and payments (README § Loans and payments): the rules. An ADMIN or SUPERADMIN, or a key acting for
  * one, imports loans (all or none: a bad loan refuses the import with every bad row, as the spec's batch
  * screens refuse a file), records payments (once per payment_ref; by the API, a CSV or the console),
- * reverses them (a chargeback, a bounced transfer) and sets a promise to pay; anyone who may open Device Details reads a device's loan. A retailer's user reaches only
- * the loans of that retailer's devices: another retailer's IMEI or loan is not found, exactly as an unknown
- * one. Every change is audited.
+ * reverses them (a chargeback, a bounced transfer) and sets a promise to pay; anyone who may open Device
+ * Details reads a device's loan. Every method asks the authority module (authz/resources/loans.ts,
+ * payments.ts) with the loan in hand: a retailer's user reaches only the loans of that retailer's devices,
+ * another retailer's IMEI, loan or payment is not found, exactly as an unknown one. References are the
+ * tenant's own (migration 0033): a retailer's look-up by ref reads its own refs only, so another tenant's
+ * ref is unused for it; a lender-wide one that finds the ref at two tenants answers 409, asking for the
+ * tenant (`retailerPhone`), and never picks one. Every change is audited.
  */
 import {
   type CheckedLoan,
@@ -28,7 +32,8 @@ import {
   type ReversePaymentRequest,
 } from '@lendlock/contract';
 import type { Kysely, Transaction } from 'kysely';
-import { asSystemWithin } from '../../db/tenant';
+import { authorize, may, scopeFor } from '../../authz';
+import type { Tenant } from '../../authz/tenancy';
 import { inTransaction } from '../../db/transaction';
 import type { DB, PaymentSource } from '../../db/types';
 import type { Principal } from '../../plugins/auth';
@@ -40,20 +45,22 @@ import {
   insertLoans,
   insertPayment,
   instalmentsOf,
-  loanIdOfRef,
-  loanSummaryOfImei,
+  loanOfImei,
   loansByRefs,
+  loansOfRef,
   loanViewById,
   lockImports,
-  lockLoanByRef,
-  lockPaymentByRef,
+  lockLoansByRef,
+  lockPaymentsByRef,
   markReversed,
   type NewLoan,
   openLoansOfImeis,
   type PaymentRow,
-  paymentsByRefs,
+  paymentByRef,
   paymentView,
+  type RefTenants,
   reapplyPayments,
+  refKey,
   replaceLoan,
   setPromise,
   settleStatus,
@@ -84,9 +91,19 @@ function actorLabel(actor: Principal): string {
   return actor.keyId === undefined ? actor.email : `${actor.email} (key ${actor.keyId})`;
 }
 
-/** A principal sees a device (and its loan) when it has no retailer, or the device is its retailer's. */
-const inScope = (actor: Principal, retailerPhone: string | null) =>
-  actor.retailerPhone === null || actor.retailerPhone === retailerPhone;
+/**
+ * Whose references a look-up by ref reads: the tenant the request names (`retailerPhone`; null or '' the
+ * lender's own), when the principal may name it, else null (nothing is found: as an unknown ref); with
+ * none named, the principal's scope: a retailer's own, the lender's every tenant's ('any').
+ */
+function refTenants(actor: Principal, named: string | null | undefined): RefTenants | null {
+  if (named === undefined) {
+    const scope = scopeFor(actor, 'loans');
+    return scope.retailerPhone === null ? 'any' : { tenant: scope.retailerPhone };
+  }
+  const tenant: Tenant = named === null || named.trim() === '' ? null : named.trim();
+  return may(actor, 'loans', 'nameTenant', { retailerPhone: tenant }) ? { tenant } : null;
+}
 
 /** The refusal of loans or payments: 400 with every bad row (at most the first 1,000, counted beyond). */
 export function refusedRows(message: string, rows: readonly InvalidRow[], count = rows.length): AppError {
@@ -109,6 +126,8 @@ export function refusedRows(message: string, rows: readonly InvalidRow[], count 
 export interface PaymentInput {
   paymentRef: string;
   loanRef: string;
+  /** The loan's tenant, when a lender-wide caller names it (RecordPaymentRequest). */
+  retailerPhone?: string | null | undefined;
   amount: string;
   paidAt: string;
   currency?: string | undefined;
@@ -164,12 +183,9 @@ export class LoanService {
         trx,
         candidates.map((c) => c.imei),
       );
-      // Loan references are unique across tenants: another tenant's is "in use" (db/tenant.ts).
-      const existing = await asSystemWithin(trx, (t) =>
-        loansByRefs(
-          t,
-          candidates.map((c) => c.loanRef),
-        ),
+      const existing = await loansByRefs(
+        trx,
+        candidates.map((c) => c.loanRef),
       );
       const open = await openLoansOfImeis(
         trx,
@@ -184,20 +200,23 @@ export class LoanService {
       for (const candidate of candidates) {
         const refuse = (error: string) => invalid.push({ line: candidate.line, error, data: candidate.data });
         const device = devices.get(candidate.imei);
-        if (!device || !inScope(actor, device.retailerPhone)) {
+        // The loan's tenant is its device's: another tenant's device is unknown, as an unregistered one.
+        if (!device || !may(actor, 'loans', 'manage', { retailerPhone: device.retailerPhone })) {
           refuse(LOAN_MESSAGES.unknownImei);
           continue;
         }
-        const loan: NewLoan = { ...candidate, imei1: device.imei1 };
+        const loan: NewLoan = { ...candidate, imei1: device.imei1, tenant: device.retailerPhone };
         const taken = claimed.get(device.imei1);
         if (taken !== undefined && taken !== candidate.loanRef) {
           refuse(LOAN_MESSAGES.imeiRepeated(taken));
           continue;
         }
         claimed.set(device.imei1, candidate.loanRef);
-        const stored = existing.get(candidate.loanRef);
+        // Its ref among its tenant's only: another tenant's same ref is another loan, and not shown.
+        const stored = existing.get(refKey(loan.tenant, candidate.loanRef));
         if (stored) {
-          if (!inScope(actor, stored.retailerPhone)) {
+          // Its tenant's ref on a device that has moved to another retailer since: in use, not shown.
+          if (!may(actor, 'loans', 'manage', { retailerPhone: stored.retailerPhone })) {
             refuse(LOAN_MESSAGES.loanRefInUse);
             continue;
           }
@@ -280,8 +299,11 @@ export class LoanService {
     // What the request alone shows wrong is answered first (400), whatever the loan.
     const timeProblem = paidAtProblem(input.paidAt);
     if (timeProblem) return { ok: false, status: 400, message: timeProblem };
-    const loan = await lockLoanByRef(trx, input.loanRef.trim());
-    if (!loan || !inScope(caller.actor, loan.retailer_phone))
+    const tenants = refTenants(caller.actor, input.retailerPhone);
+    const found = tenants === null ? [] : await lockLoansByRef(trx, input.loanRef.trim(), tenants);
+    if (found.length > 1) return { ok: false, status: 409, message: LOAN_MESSAGES.loanRefAmbiguous };
+    const loan = found[0];
+    if (!loan || !may(caller.actor, 'payments', 'record', { retailerPhone: loan.retailer_phone }))
       return { ok: false, status: 404, message: LOAN_MESSAGES.unknownLoan };
     const currency = loan.currency.trim();
     if (input.currency !== undefined && input.currency.trim() !== currency)
@@ -301,9 +323,11 @@ export class LoanService {
       paidAt,
       source,
       recordedBy: actorLabel(caller.actor),
+      // A payment's ref is its loan's tenant's.
+      tenant: loan.ref_tenant,
     });
     if (!payment) {
-      const recorded = (await paymentsByRefs(trx, [input.paymentRef.trim()])).get(input.paymentRef.trim());
+      const recorded = await paymentByRef(trx, input.paymentRef.trim(), loan.ref_tenant);
       if (recorded && recorded.loan_id === loanId && recorded.amount_minor === amount.minor)
         return { ok: true, duplicate: true, payment: recorded, loanId, imei: loan.imei };
       return { ok: false, status: 409, message: LOAN_MESSAGES.paymentConflict };
@@ -380,14 +404,19 @@ export class LoanService {
    */
   async reversePayment(
     { actor, address }: Caller,
-    { paymentRef, reason, timeZone }: ReversePaymentRequest,
+    { paymentRef, reason, timeZone, retailerPhone }: ReversePaymentRequest,
   ): Promise<{ duplicate: boolean; payment: LoanPayment; loan: LoanView }> {
     const outcome = await inTransaction(this.options.db, async (trx) => {
       // The import lock first, as an import takes it before its loans' rows: a paid loan opened again and
       // an import of another open loan for its device cannot pass each other.
       await lockImports(trx);
-      const found = await lockPaymentByRef(trx, paymentRef.trim());
-      if (!found || !inScope(actor, found.loan.retailerPhone)) throw notFound(LOAN_MESSAGES.unknownPayment);
+      const tenants = refTenants(actor, retailerPhone);
+      const payments = tenants === null ? [] : await lockPaymentsByRef(trx, paymentRef.trim(), tenants);
+      if (payments.length > 1) throw conflict(LOAN_MESSAGES.paymentRefAmbiguous);
+      const found = payments[0];
+      const unknown = () => notFound(LOAN_MESSAGES.unknownPayment);
+      if (!found) throw unknown();
+      authorize(actor, 'payments', 'reverse', { retailerPhone: found.loan.retailerPhone }, unknown);
       const loanId = found.payment.loan_id;
       if (found.payment.reversed_at !== null) return { duplicate: true, payment: found.payment, loanId };
       const payment = await markReversed(trx, found.payment.id, { by: actorLabel(actor), reason });
@@ -423,12 +452,22 @@ export class LoanService {
   /** Sets (today to 90 days ahead, on an open loan) or clears a promise to pay. */
   async setPromise(
     { actor, address }: Caller,
-    request: { loanRef: string; until: string | null; timeZone?: string | undefined },
+    request: {
+      loanRef: string;
+      until: string | null;
+      retailerPhone?: string | null | undefined;
+      timeZone?: string | undefined;
+    },
   ): Promise<{ message: string; loan: LoanView }> {
     const today = this.today(request.timeZone);
     const loanId = await inTransaction(this.options.db, async (trx) => {
-      const loan = await lockLoanByRef(trx, request.loanRef.trim());
-      if (!loan || !inScope(actor, loan.retailer_phone)) throw notFound(LOAN_MESSAGES.noLoan);
+      const tenants = refTenants(actor, request.retailerPhone);
+      const found = tenants === null ? [] : await lockLoansByRef(trx, request.loanRef.trim(), tenants);
+      if (found.length > 1) throw conflict(LOAN_MESSAGES.loanRefAmbiguous);
+      const loan = found[0];
+      const unknown = () => notFound(LOAN_MESSAGES.noLoan);
+      if (!loan) throw unknown();
+      authorize(actor, 'loans', 'manage', { retailerPhone: loan.retailer_phone }, unknown);
       if (request.until !== null) {
         if (loan.status === 'PAID') throw conflict(LOAN_MESSAGES.loanPaid);
         const problem = promiseProblem(request.until, today.day);
@@ -456,18 +495,28 @@ export class LoanService {
   /** A device's loan (by either IMEI) or a loan by its ref, as of today in `timeZone`. */
   async getLoan(
     actor: Principal,
-    request: { imei?: string | undefined; loanRef?: string | undefined; timeZone?: string | undefined },
+    request: {
+      imei?: string | undefined;
+      loanRef?: string | undefined;
+      retailerPhone?: string | null | undefined;
+      timeZone?: string | undefined;
+    },
   ): Promise<LoanView> {
     const at = this.today(request.timeZone);
     const { db } = this.options;
-    if (request.imei !== undefined) {
-      const loan = await loanSummaryOfImei(db, request.imei, at, actor.retailerPhone);
-      if (!loan) throw notFound(LOAN_MESSAGES.noLoanForImei);
+    const show = async (found: { id: number; retailerPhone: Tenant } | null | undefined, message: string) => {
+      const unknown = () => notFound(message);
+      if (!found) throw unknown();
+      authorize(actor, 'loans', 'read', found, unknown);
+      const loan = await loanViewById(db, found.id, at);
+      if (!loan) throw unknown();
       return loan;
-    }
-    const id = await loanIdOfRef(db, (request.loanRef ?? '').trim(), actor.retailerPhone);
-    const loan = id === null ? null : await loanViewById(db, id, at);
-    if (!loan) throw notFound(LOAN_MESSAGES.noLoan);
-    return loan;
+    };
+    if (request.imei !== undefined)
+      return show(await loanOfImei(db, request.imei), LOAN_MESSAGES.noLoanForImei);
+    const tenants = refTenants(actor, request.retailerPhone);
+    const found = tenants === null ? [] : await loansOfRef(db, (request.loanRef ?? '').trim(), tenants);
+    if (found.length > 1) throw conflict(LOAN_MESSAGES.loanRefAmbiguous);
+    return show(found[0], LOAN_MESSAGES.noLoan);
   }
 }

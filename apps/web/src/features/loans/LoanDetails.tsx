@@ -43,6 +43,11 @@ export function LoanDetails({ loan }: { loan: LoanView }) {
           <Title order={5} data-testid="loan-ref">
             {loan.loanRef}
           </Title>
+          {loan.retailerPhone !== null ? (
+            <Text size="sm" c="dimmed" data-testid="loan-retailer">
+              {L.retailer(loan.retailerPhone)}
+            </Text>
+          ) : null}
           <Badge color={loan.status === 'PAID' ? 'green' : 'blue'} data-testid="loan-status">
             {loan.status === 'PAID' ? L.paid : L.open}
           </Badge>
@@ -101,7 +106,12 @@ export function LoanDetails({ loan }: { loan: LoanView }) {
       <PaymentList loan={loan} canManage={canManage} />
       {canManage ? (
         <>
-          <RecordPaymentForm key={loan.loanRef} loanRef={loan.loanRef} currency={loan.currency} />
+          <RecordPaymentForm
+            key={loan.loanRef}
+            loanRef={loan.loanRef}
+            retailerPhone={loan.retailerPhone}
+            currency={loan.currency}
+          />
           {loan.status === 'OPEN' || loan.promiseToPayUntil ? <PromiseForm loan={loan} /> : null}
         </>
       ) : null}
@@ -115,7 +125,8 @@ function PromiseForm({ loan }: { loan: LoanView }) {
   const [until, setUntil] = useState(loan.promiseToPayUntil ?? localDay());
   const [outcome, setOutcome] = useState<{ ok: boolean; text: string } | null>(null);
   const mutation = useMutation({
-    mutationFn: (day: string | null) => setPromiseToPay(api, { loanRef: loan.loanRef, until: day }),
+    mutationFn: (day: string | null) =>
+      setPromiseToPay(api, { loanRef: loan.loanRef, until: day, retailerPhone: loan.retailerPhone }),
     onSuccess: (reply) => {
       setOutcome({ ok: true, text: reply.message });
       void queryClient.invalidateQueries({ queryKey: loanKeys.all });

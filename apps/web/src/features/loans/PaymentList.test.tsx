@@ -28,6 +28,7 @@ const payment = (paymentRef: string, amountMinor: number): LoanPayment => ({
 
 const loanWith = (payments: LoanPayment[]): LoanView => ({
   loanRef: 'LN-7',
+  retailerPhone: null,
   imei: '356938035643809',
   customerName: 'Asha Rao',
   currency: 'INR',

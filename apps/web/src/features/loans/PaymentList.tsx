@@ -82,6 +82,7 @@ export function PaymentList({ loan, canManage }: { loan: LoanView; canManage: bo
         <ReverseForm
           key={reversing.paymentRef}
           payment={reversing}
+          retailerPhone={loan.retailerPhone}
           amount={money(reversing.amountMinor)}
           onDone={(result) => {
             setReversing(null);
@@ -105,11 +106,14 @@ export function PaymentList({ loan, canManage }: { loan: LoanView; canManage: bo
 
 function ReverseForm({
   payment,
+  retailerPhone,
   amount,
   onDone,
   onCancel,
 }: {
   payment: LoanPayment;
+  /** Its loan's tenant: a payment_ref is unique per tenant only. */
+  retailerPhone: string | null;
   amount: string;
   onDone: (outcome: { ok: boolean; text: string }) => void;
   onCancel: () => void;
@@ -119,7 +123,8 @@ function ReverseForm({
   const [reason, setReason] = useState('');
   const [problem, setProblem] = useState<string | null>(null);
   const mutation = useMutation({
-    mutationFn: () => reversePayment(api, { paymentRef: payment.paymentRef, reason: reason.trim() }),
+    mutationFn: () =>
+      reversePayment(api, { paymentRef: payment.paymentRef, reason: reason.trim(), retailerPhone }),
     onSuccess: (reply) => {
       onDone({ ok: true, text: reply.message });
       void queryClient.invalidateQueries({ queryKey: loanKeys.all });

@@ -16,11 +16,14 @@ import { paidAtOfDay, validatePaymentForm } from './loanView';
 
 export function RecordPaymentForm({
   loanRef: fixedLoanRef,
+  retailerPhone,
   currency = null,
   onRecorded,
 }: {
   /** The loan, when the form belongs to one. */
   loanRef?: string;
+  /** That loan's tenant: its ref may be another tenant's too (lender-wide, a ref is unique per tenant). */
+  retailerPhone?: string | null;
   currency?: string | null;
   onRecorded?: (reply: RecordPaymentResponse) => void;
 }) {
@@ -38,6 +41,7 @@ export function RecordPaymentForm({
         loanRef: (fixedLoanRef ?? loanRef).trim(),
         amount: amount.trim(),
         paidAt: paidAtOfDay(paidOn.trim()),
+        ...(fixedLoanRef !== undefined && retailerPhone !== undefined ? { retailerPhone } : {}),
       }),
     onSuccess: (reply) => {
       setOutcome({ ok: true, text: reply.message });

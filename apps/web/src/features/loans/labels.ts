@@ -35,6 +35,8 @@ export const LOAN_LABELS = {
   recordPayment: 'Record payment',
   paymentRef: 'Payment reference',
   loanRef: 'Loan reference',
+  /** Beside the loan reference: a ref is unique per tenant, so the lender sees whose it is. */
+  retailer: (phone: string) => `Retailer ${phone}`,
   paymentAmount: (currency: string) => `Amount (${currency})`,
   amountAny: 'Amount',
   paidOn: 'Paid on',

@@ -22,6 +22,7 @@ import {
 
 const loan = (overrides: Partial<LoanView['summary']> = {}): LoanView => ({
   loanRef: 'LN-1',
+  retailerPhone: null,
   imei: '356938035643809',
   customerName: 'Asha Rao',
   currency: 'INR',
