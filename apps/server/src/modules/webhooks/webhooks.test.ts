@@ -20,7 +20,13 @@ const until = async (check: () => boolean | Promise<boolean>, what: string, time
 const WEBHOOK_OUTAGE_MS = Number(process.env.WEBHOOK_OUTAGE_SECONDS ?? 60) * 1000;
 
 /** Fast retries, so a test sees several attempts in seconds. */
-const FAST: WebhookTiming = { ...DEFAULT_WEBHOOK_TIMING, retryFirstMs: 100, retryMaxMs: 400, pollMs: 100 };
+const FAST: WebhookTiming = {
+  ...DEFAULT_WEBHOOK_TIMING,
+  retryFirstMs: 100,
+  retryMaxMs: 400,
+  pollMs: 100,
+  breakerCooldownMs: 500,
+};
 
 describe('webhook addresses', () => {
   it('only ordinary public addresses are public', () => {
