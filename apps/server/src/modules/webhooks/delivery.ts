@@ -11,8 +11,9 @@
  * One endpoint's trouble stays its own (issue 26):
  * - A pool, not rounds: at most LIMITS.total attempts at once per instance, and a slot is refilled as soon
  *   as its attempt ends; at most LIMITS.perEndpoint at once to one endpoint and LIMITS.perTenant to one
- *   tenant's endpoints (the lender's, or one retailer's), and a claim skips those at their limit. So twelve
- *   endpoints that never answer hold two slots each until their timeout, and the others go on.
+ *   tenant's endpoints (the lender's, or one retailer's), and a claim skips those at their limit. So a
+ *   retailer's twelve endpoints that never answer hold at most its 16 slots until their timeout, and the
+ *   lender's deliveries go on at once. drain() is the worker's one entry point (attempts start in it).
  * - A circuit breaker per endpoint, in the database so every instance agrees: after `breakerFailures`
  *   failed attempts in a row the endpoint is open, not attempted for `breakerCooldownMs` (its deliveries
  *   wait, PENDING, not counted as attempts, their deadline unchanged); then one delivery is its trial
