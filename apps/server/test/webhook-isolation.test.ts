@@ -38,19 +38,25 @@ describe('choosing what to claim', () => {
     }));
   const idle = () => ({ total: 0, byEndpoint: new Map<number, number>(), byTenant: new Map() });
 
-  it('takes at most two per endpoint and sixteen per tenant, oldest first, so the lender still gets its own', () => {
-    // A retailer's twenty endpoints with three due each, all older than the lender's one.
-    const retailer = Array.from({ length: 20 }, (_, i) => due(i + 1, '9800000261', 3)).flat();
+  it('takes at most four per endpoint and sixteen per tenant, oldest first, so the lender still gets its own', () => {
+    // A retailer's twenty endpoints with six due each, all older than the lender's one.
+    const retailer = Array.from({ length: 20 }, (_, i) => due(i + 1, '9800000261', 6)).flat();
     const picked = pickDeliveries([...retailer, ...due(99, null, 1)], idle(), LIMITS);
     const retailers = picked.filter((d) => d.retailer_phone === '9800000261');
     expect(retailers).toHaveLength(LIMITS.perTenant);
     expect(picked.filter((d) => d.endpoint_id === 99)).toHaveLength(1);
-    for (let endpoint = 1; endpoint <= 20; endpoint++)
-      expect(picked.filter((d) => d.endpoint_id === endpoint).length).toBeLessThanOrEqual(LIMITS.perEndpoint);
+    // Oldest first: the first endpoints' four each.
+    expect(retailers.map((d) => d.endpoint_id)).toEqual(
+      Array.from({ length: LIMITS.perTenant }, (_, i) => 1 + Math.floor(i / LIMITS.perEndpoint)),
+    );
   });
 
   it('counts what is under way, stops at the instance total, and gives an open circuit one trial', () => {
-    const underWay = { total: 3, byEndpoint: new Map([[1, 2]]), byTenant: new Map([[null, 3]]) };
+    const underWay = {
+      total: LIMITS.perEndpoint,
+      byEndpoint: new Map([[1, LIMITS.perEndpoint]]),
+      byTenant: new Map([[null, LIMITS.perEndpoint]]),
+    };
     expect(
       pickDeliveries([...due(1, null, 2), ...due(2, null, 2)], underWay, LIMITS).map((d) => d.id),
     ).toEqual([200, 201]);
@@ -165,7 +171,7 @@ describe.each(databaseKinds())('webhook isolation on %s', (kind) => {
     // A backlog first: three events, each for the twelve tarpits and the lender.
     await w.emit(database.db, [event('backlog-1'), event('backlog-2'), event('backlog-3')]);
     w.start();
-    // Two slots per tarpit would be 24: the retailer's share (16) holds first.
+    // Twelve tarpits with three due each would take 36 slots: the retailer's share (16) holds first.
     const held = Math.min(12 * LIMITS.perEndpoint, LIMITS.perTenant);
     const openAtTarpits = () => tarpits.reduce((sum, t) => sum + t.open, 0);
     await until(() => openAtTarpits() === held, "the retailer's slots held by its tarpits");
@@ -185,9 +191,9 @@ describe.each(databaseKinds())('webhook isolation on %s', (kind) => {
     const elapsedMs = (arrived?.at ?? Number.POSITIVE_INFINITY) - emittedAt;
     console.info(`[${kind}] the lender's delivery beside 12 tarpits arrived ${elapsedMs} ms after its event`);
     expect(elapsedMs).toBeLessThan(2_000);
-    // Still within the tarpits' first 5 s: two connections at most to each, the retailer's share in all,
+    // Still within the tarpits' first 5 s: four connections at most to each, the retailer's share in all,
     // and nothing was lost.
-    expect(Math.max(...tarpits.map((t) => t.maxOpen))).toBe(LIMITS.perEndpoint);
+    expect(Math.max(...tarpits.map((t) => t.maxOpen))).toBeLessThanOrEqual(LIMITS.perEndpoint);
     expect(tarpits.reduce((sum, t) => sum + t.connections, 0)).toBe(held);
     expect(openAtTarpits()).toBe(held);
     const waiting = await deliveriesOf(tarpitIds);
@@ -235,8 +241,10 @@ describe.each(databaseKinds())('webhook isolation on %s', (kind) => {
     await until(async () => (await endpoint())?.circuitState === 'open', 'the circuit open');
     const opened = await endpoint();
     expect(opened?.circuitOpenUntil).toEqual(expect.any(String));
+    // Attempts claimed before it opened have reached the receiver by now.
+    await sleep(200);
     const hitsWhenOpened = r.hits;
-    // K failures open it; an attempt already under way (two per endpoint) may fail after.
+    // K failures open it; attempts already under way (up to four per endpoint) may fail after.
     expect(hitsWhenOpened).toBeGreaterThanOrEqual(K);
     expect(hitsWhenOpened).toBeLessThanOrEqual(K + LIMITS.perEndpoint - 1);
     expect(await app.ctx.metrics.registry.getSingleMetricAsString('lendlock_webhook_circuits_open')).toMatch(
@@ -244,7 +252,7 @@ describe.each(databaseKinds())('webhook isolation on %s', (kind) => {
     );
 
     // Most of the cool-down: not attempted, nothing counted, nothing given up, deadlines unchanged.
-    await sleep(cooldownMs - 600);
+    await sleep(cooldownMs - 800);
     expect(r.hits).toBe(hitsWhenOpened);
     const paused = await deliveriesOf([id]);
     expect(paused.every((d) => d.status === 'PENDING')).toBe(true);

@@ -85,7 +85,7 @@ export interface DeliveryLimits {
   perTenant: number;
 }
 
-export const LIMITS: DeliveryLimits = { total: 64, perEndpoint: 2, perTenant: 16 };
+export const LIMITS: DeliveryLimits = { total: 64, perEndpoint: 4, perTenant: 16 };
 
 /** How long the list of subscribed events is trusted (see WebhookDelivery.emit). */
 export const SUBSCRIPTIONS_TTL_MS = 2_000;
@@ -325,7 +325,8 @@ export class WebhookDelivery implements EventSink {
     const answer = await this.post(delivery);
     if (answer.statusCode !== null && answer.statusCode >= 200 && answer.statusCode < 300) {
       await markDelivered(db, delivery.id, answer.statusCode);
-      await closeCircuit(db, delivery.endpoint_id);
+      if (delivery.consecutive_failures > 0 || delivery.circuit_state !== 'closed')
+        await closeCircuit(db, delivery.endpoint_id);
       this.options.attempts?.inc({ outcome: 'delivered' });
       return;
     }

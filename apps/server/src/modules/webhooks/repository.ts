@@ -206,6 +206,9 @@ export interface ClaimedDelivery {
   url: string;
   secret_sealed: string;
   retailer_phone: string | null;
+  /** Its endpoint's breaker when claimed: a success closes it only when it is not clean already. */
+  consecutive_failures: number;
+  circuit_state: CircuitState;
 }
 
 /** A due delivery the worker may claim (locked, not yet claimed: see lockDueDeliveries). */
@@ -283,7 +286,7 @@ export async function leaseDeliveries(
       WHERE id = ANY(${[...ids]}::bigint[])
       RETURNING id, endpoint_id, message_id, event, payload, attempts, give_up_at
     )
-    SELECT c.*, w.url, w.secret_sealed, w.retailer_phone
+    SELECT c.*, w.url, w.secret_sealed, w.retailer_phone, w.consecutive_failures, w.circuit_state
     FROM claimed c JOIN webhook_endpoints w ON w.id = c.endpoint_id
     ORDER BY c.id`.execute(db);
   return rows.map((row) => ({ ...row, id: Number(row.id), endpoint_id: Number(row.endpoint_id) }));
