@@ -10,6 +10,7 @@ import { createNodeEnvelopeCodec, type NodeEnvelopeCodec } from '@lendlock/contr
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { Kysely } from 'kysely';
+import { registerAuthorizationCheck } from './authz/decisions';
 import { ROUTE_POLICIES } from './authz/policies';
 import type { Config } from './config';
 import type { Database } from './db/database';
@@ -270,6 +271,8 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
 
   // Security headers first, so that every answer carries them (401s and 403s from the auth hook too).
   await registerSecurity(app);
+  // Before the envelope and the auth hooks (authz/decisions.ts).
+  registerAuthorizationCheck(app, config.authorizationCheck);
   await app.register(multipart, { limits: { fileSize: config.uploadMaxBytes, files: 1, fields: 20 } });
   registerEnvelope(app, ctx.codec);
   registerInputGuard(app);

@@ -178,6 +178,9 @@ const envSchema = z.object({
       error: 'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent',
     })
     .default('info'),
+  AUTHZ_CHECK: z
+    .enum(['off', 'log', 'enforce'], { error: 'AUTHZ_CHECK must be off, log or enforce' })
+    .default('off'),
   SHUTDOWN_TIMEOUT: duration('SHUTDOWN_TIMEOUT').default(10_000),
   UPLOAD_MAX_MB: int('UPLOAD_MAX_MB', 1, 2048).default(100),
   UPLOAD_RETENTION: duration('UPLOAD_RETENTION').default(90 * 86_400_000),
@@ -265,6 +268,8 @@ export type Config = {
   clientCode: string;
   webDist: string;
   logLevel: string;
+  /** A signed-in request answered without an authority decision: ignored, logged, or refused (authz/decisions.ts). */
+  authorizationCheck: 'off' | 'log' | 'enforce';
   shutdownTimeoutMs: number;
   uploadMaxBytes: number;
   /** How long an uploaded batch file is kept before the uploads sweep deletes it. */
@@ -376,6 +381,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     clientCode: e.CLIENT_CODE,
     webDist: resolve(e.WEB_DIST),
     logLevel: e.LOG_LEVEL,
+    authorizationCheck: e.AUTHZ_CHECK,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT,
     uploadMaxBytes: e.UPLOAD_MAX_MB * 1024 * 1024,
     uploadRetentionMs: e.UPLOAD_RETENTION,

@@ -26,6 +26,7 @@ export async function generateOpenApi(): Promise<string> {
     db: undefined as never,
     kind: 'pglite',
     ping: async () => {},
+    useRole: () => {},
     close: async () => {},
   };
   const app = await buildApp({ config, database: offline, logger: false, deviceChannel: false });

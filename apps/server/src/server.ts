@@ -6,7 +6,7 @@ import { buildApp } from './app';
 import { bootstrap, credentialsLine, wantsDemo } from './bootstrap';
 import type { Config } from './config';
 import { type Database, openDatabase } from './db/database';
-import { ownsAuditLog, prepareSchema } from './db/roles';
+import { assertRowSecurity, ownsAuditLog, prepareSchema } from './db/roles';
 import { startDemo } from './demo';
 
 export interface RunningServer {
@@ -29,6 +29,8 @@ export async function startServer(
   try {
     // As the owner role when DATABASE_OWNER_URL is set (docs/operations.md § Database roles).
     await prepareSchema(config, database);
+    // The server refuses to start when row-level security would not bind it (docs/adr/0011).
+    await assertRowSecurity(database.db);
     const result = await bootstrap(config, database);
     for (const account of result.created)
       print(credentialsLine(account.level, account.email, account.password));

@@ -10,6 +10,7 @@ import { type Kysely, sql } from 'kysely';
 import pg from 'pg';
 import { inject } from 'vitest';
 import { type Database, type DatabaseKind, openDatabase } from '../src/db/database';
+import { enforceRowSecurity } from '../src/db/roles';
 import type { DB } from '../src/db/types';
 
 export interface TestDatabase extends Database {
@@ -27,6 +28,8 @@ export async function openTestDatabase(kind: DatabaseKind): Promise<TestDatabase
     const dataDir = mkdtempSync(join(tmpdir(), 'lendlock-test-'));
     cpSync(inject('pgliteTemplateDir'), dataDir, { recursive: true });
     const database = await openDatabase({ dataDir });
+    // As the server does: subject to row-level security (the template has the role's grants).
+    await enforceRowSecurity(database, { grant: false });
     return {
       ...database,
       location: { dataDir },
@@ -47,6 +50,7 @@ export async function openTestDatabase(kind: DatabaseKind): Promise<TestDatabase
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   const database = await openDatabase({ databaseUrl: url.toString(), dataDir: '', poolSize: 5 });
+  await enforceRowSecurity(database, { grant: false });
   return {
     ...database,
     location: { databaseUrl: url.toString(), dataDir: mkdtempSync(join(tmpdir(), 'lendlock-pgtest-')) },

@@ -9,9 +9,11 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { migrate, openDatabase } from '../src/db/database';
+import { enforceRowSecurity } from '../src/db/roles';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const migrationsDir = resolve(here, '../src/db/migrations');
+const rolesFile = resolve(here, '../src/db/roles.ts');
 const cacheDir = resolve(here, '../../../node_modules/.cache/lendlock');
 
 export const DEFAULT_TEST_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/test';
@@ -20,6 +22,8 @@ function migrationsHash(): string {
   const hash = createHash('sha256');
   for (const name of readdirSync(migrationsDir).sort())
     hash.update(name).update(readFileSync(join(migrationsDir, name)));
+  // The templates carry the grants of the role subject to row-level security too.
+  hash.update(readFileSync(rolesFile));
   return hash.digest('hex').slice(0, 12);
 }
 
@@ -44,6 +48,7 @@ async function pgliteTemplate(hash: string): Promise<string> {
   mkdirSync(building, { recursive: true });
   const database = await openDatabase({ dataDir: building });
   await migrate(database.db);
+  await enforceRowSecurity(database);
   await database.close();
   rmSync(dir, { recursive: true, force: true });
   renameSync(building, dir);
@@ -64,6 +69,7 @@ async function postgresTemplate(url: string, hash: string): Promise<string> {
       target.pathname = `/${building}`;
       const database = await openDatabase({ databaseUrl: target.toString(), dataDir: '' });
       await migrate(database.db);
+      await enforceRowSecurity(database);
       await database.close();
       await admin.query(`ALTER DATABASE ${building} RENAME TO ${name}`);
     }

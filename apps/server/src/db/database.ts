@@ -10,6 +10,7 @@ import pg from 'pg';
 import { MIGRATIONS } from './migrations/index';
 import { usePreparedStatements } from './prepared';
 import { isPriorityWork } from './priority';
+import { tenantDialect } from './tenant-dialect';
 import type { DB } from './types';
 
 export type DatabaseKind = 'pglite' | 'postgres';
@@ -19,6 +20,11 @@ export interface Database {
   readonly kind: DatabaseKind;
   /** Resolves when a trivial query answers. */
   ping(): Promise<void>;
+  /**
+   * Makes every connection act as `role` (SET ROLE) from its next acquisition on: for a connected role
+   * that would bypass row-level security (roles.ts `enforceRowSecurity`).
+   */
+  useRole(role: string): void;
   close(): Promise<void>;
 }
 
@@ -89,10 +95,13 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
         await Promise.all([main.end(), reserved?.end()]);
       },
     };
-    const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+    // Each connection carries the tenant of the work that takes it (tenant-dialect.ts, docs/adr/0011).
+    const { dialect, control } = tenantDialect(new PostgresDialect({ pool }));
+    const db = new Kysely<DB>({ dialect });
     return {
       db,
       kind: 'postgres',
+      useRole: control.useRole,
       ping: async () => {
         await sql`SELECT 1`.execute(db);
       },
@@ -102,10 +111,13 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   const dir = join(options.dataDir, 'pgdata');
   mkdirSync(dir, { recursive: true });
   const lite = await PGlite.create(dir);
-  const db = new Kysely<DB>({ dialect: new PGliteDialect(lite) });
+  // One backend: its tenant is tracked once, whatever connection object the driver hands out.
+  const { dialect, control } = tenantDialect(new PGliteDialect(lite), () => lite);
+  const db = new Kysely<DB>({ dialect });
   return {
     db,
     kind: 'pglite',
+    useRole: control.useRole,
     ping: async () => {
       await sql`SELECT 1`.execute(db);
     },

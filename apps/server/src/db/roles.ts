@@ -7,6 +7,7 @@
  */
 import { type Kysely, sql } from 'kysely';
 import { type Database, migrate, openDatabase } from './database';
+import { inTransaction } from './transaction';
 import type { DB } from './types';
 
 /** Tables the application may only append to and read. */
@@ -23,6 +24,23 @@ export async function grantApplicationRole(owner: Kysely<DB>, role: string): Pro
     (await sql<{ s: string }>`SELECT current_schema() AS s`.execute(owner)).rows[0]?.s ?? 'public';
   const r = sql.id(role);
   const s = sql.id(schema);
+  // GRANTs of two servers starting at once on one database would clash ("tuple concurrently updated"):
+  // one at a time (advisory locks are per database, like the grants).
+  await inTransaction(owner, async (trx) => {
+    await sql`SELECT pg_advisory_xact_lock(${GRANT_LOCK})`.execute(trx);
+    await grantAll(trx, r, s, schema);
+  });
+}
+
+/** The advisory lock taken while granting (an arbitrary key of ours). */
+const GRANT_LOCK = 26_032;
+
+async function grantAll(
+  owner: Kysely<DB>,
+  r: ReturnType<typeof sql.id>,
+  s: ReturnType<typeof sql.id>,
+  schema: string,
+): Promise<void> {
   await sql`GRANT USAGE ON SCHEMA ${s} TO ${r}`.execute(owner);
   await sql`GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA ${s} TO ${r}`.execute(owner);
   await sql`GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA ${s} TO ${r}`.execute(owner);
@@ -43,7 +61,11 @@ export interface SchemaOptions {
  * application's role), else as the application's own connection. Returns the migrations applied.
  */
 export async function prepareSchema(options: SchemaOptions, database: Database): Promise<string[]> {
-  if (!options.databaseOwnerUrl) return migrate(database.db);
+  if (!options.databaseOwnerUrl) {
+    const applied = await migrate(database.db);
+    await enforceRowSecurity(database);
+    return applied;
+  }
   if (!options.databaseUrl || database.kind !== 'postgres')
     throw new Error('DATABASE_OWNER_URL needs DATABASE_URL: the application connects as another role');
   const appRole = await currentRole(database.db);
@@ -61,6 +83,7 @@ export async function prepareSchema(options: SchemaOptions, database: Database):
       );
     const applied = await migrate(owner.db);
     await grantApplicationRole(owner.db, appRole);
+    await enforceRowSecurity(database);
     return applied;
   } finally {
     await owner.close();
@@ -73,4 +96,61 @@ export async function ownsAuditLog(db: Kysely<DB>): Promise<boolean> {
     SELECT pg_get_userbyid(c.relowner) = current_user AS owns
     FROM pg_class c WHERE c.oid = to_regclass('audit_log')`.execute(db);
   return row.rows[0]?.owns === true;
+}
+
+/**
+ * The role the application takes when the one it signs in as ignores row-level security (a superuser, as
+ * PGlite's one user and the tests' `postgres`, or a BYPASSRLS role): NOLOGIN, owning nothing, with the
+ * application's grants (docs/operations.md § Database roles, docs/adr/0011).
+ */
+export const TENANT_ROLE = 'lendlock_tenant';
+
+/** Whether the connection's role ignores row-level security, FORCE or not (superuser or BYPASSRLS). */
+export async function bypassesRowSecurity(db: Kysely<DB>): Promise<boolean> {
+  const row = await sql<{ bypass: boolean }>`
+    SELECT rolsuper OR rolbypassrls AS bypass FROM pg_roles WHERE rolname = current_user`.execute(db);
+  return row.rows[0]?.bypass === true;
+}
+
+/**
+ * Creates TENANT_ROLE unless it exists. Role names are cluster-wide: test files (and servers) in parallel
+ * may create it at the same moment, and the loser's error is the winner's success.
+ */
+async function ensureTenantRole(db: Kysely<DB>): Promise<void> {
+  await sql
+    .raw(`DO $$ BEGIN
+      IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '${TENANT_ROLE}') THEN
+        CREATE ROLE ${TENANT_ROLE} NOLOGIN;
+      END IF;
+    EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL;
+    END $$`)
+    .execute(db);
+}
+
+/**
+ * Makes the application subject to row-level security: when the role it signs in as bypasses it, every
+ * connection takes TENANT_ROLE instead (SET ROLE), after it is created and granted (`grant`: false when
+ * the database was copied from a template that has the grants already). A role already subject to it
+ * (the application's role under DATABASE_OWNER_URL, a non-superuser owner) is left as it is.
+ */
+export async function enforceRowSecurity(database: Database, { grant = true } = {}): Promise<void> {
+  if (!(await bypassesRowSecurity(database.db))) return;
+  await ensureTenantRole(database.db);
+  if (grant) await grantApplicationRole(database.db, TENANT_ROLE);
+  database.useRole(TENANT_ROLE);
+}
+
+/**
+ * The startup check: refuses (throws) when row-level security is not in force for the application's
+ * connections, that is when they would see every tenant's rows whatever the tenant (a BYPASSRLS or
+ * superuser role that could not take TENANT_ROLE).
+ */
+export async function assertRowSecurity(db: Kysely<DB>): Promise<void> {
+  const row = await sql<{ active: boolean; role: string }>`
+    SELECT row_security_active('devices') AS active, current_user AS role`.execute(db);
+  const { active, role } = row.rows[0] ?? { active: false, role: '?' };
+  if (!active)
+    throw new Error(
+      `row-level security is not in force for the database role ${role}: it must be neither a superuser nor BYPASSRLS, or be able to SET ROLE ${TENANT_ROLE} (docs/operations.md § Database roles)`,
+    );
 }

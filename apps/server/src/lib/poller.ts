@@ -1,3 +1,5 @@
+import { asSystem } from '../db/tenant';
+
 /**
  * The loop of a queue worker that lives in a database table (the mail outbox, webhook deliveries): it
  * drains the queue every `pollMs`, at once when woken (after this instance queued something), never two
@@ -45,12 +47,13 @@ export class Poller {
       this.again = true;
       return this.running;
     }
-    this.running = (async () => {
+    // Shared work: as the system, never as the tenant of the request that woke it (db/tenant.ts).
+    this.running = asSystem(async () => {
       do {
         this.again = false;
         await this.drain(() => this.stopped);
       } while (this.again && !this.stopped);
-    })().finally(() => {
+    }).finally(() => {
       this.running = undefined;
     });
     return this.running;

@@ -12,6 +12,7 @@ import {
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import { type Access, policyKey, ROUTE_POLICIES } from '../authz/policies';
+import { asSystem, withTenant } from '../db/tenant';
 import type { DB } from '../db/types';
 import { findPrincipalByKey, findPrincipalBySession } from '../modules/auth/repository';
 import { sessionEndReason } from '../modules/auth/sessionEnd';
@@ -89,9 +90,24 @@ export function registerAuth(
     }
   });
 
-  app.addHook('onRequest', async (request: FastifyRequest) => {
+  // Authentication runs as the system (sessions and keys are looked up across tenants); the rest of the
+  // request, its later hooks and its handler, runs from `done` as the principal's tenant (db/tenant.ts),
+  // so that every connection it takes carries that tenant (docs/adr/0011). Callback-style on purpose, as
+  // db/priority.ts `registerPriorityRequests`. Public routes run as the system.
+  app.addHook('onRequest', (request, _reply, done) => {
+    asSystem(() => authorizeRequest(request)).then(
+      (principal) => {
+        if (!principal) return done();
+        request.principal = principal;
+        withTenant(principal.retailerPhone, () => done());
+      },
+      (error: Error) => done(error),
+    );
+  });
+
+  const authorizeRequest = async (request: FastifyRequest): Promise<Principal | null> => {
     const access = request.routeOptions.config.access;
-    if (!access || access.kind === 'public') return;
+    if (!access || access.kind === 'public') return null;
     const header = request.headers[API_KEY_HEADER];
     const token = Array.isArray(header) ? header[0] : header;
     const principal = token ? await authenticate(db, token) : null;
@@ -114,8 +130,8 @@ export function registerAuth(
     if (!allows(access, principal)) throw forbidden(MESSAGES.unauthorised);
     // A key's last use is recorded only for a call it was allowed to make.
     if (principal.keyId !== undefined) await touchKey(db, principal.keyId);
-    request.principal = principal;
-  });
+    return principal;
+  };
 }
 
 const isTokenShaped = (token: string) => token.length >= 16 && token.length <= 256;

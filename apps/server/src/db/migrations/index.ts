@@ -25,6 +25,7 @@ import * as m0027 from './0027_offline_since';
 import * as m0029 from './0029_desired_cause';
 import * as m0030 from './0030_payment_reversals';
 import * as m0031 from './0031_collections_retries';
+import * as m0032 from './0032_row_level_security';
 import * as m0034 from './0034_webhook_breaker';
 
 /** Every migration, in order. Names are versions: never rename or edit one that has shipped. */
@@ -55,5 +56,6 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0029_desired_cause': m0029,
   '0030_payment_reversals': m0030,
   '0031_collections_retries': m0031,
+  '0032_row_level_security': m0032,
   '0034_webhook_breaker': m0034,
 };

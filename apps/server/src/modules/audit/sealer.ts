@@ -14,6 +14,7 @@
  */
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
+import { asSystem } from '../../db/tenant';
 import type { DB } from '../../db/types';
 import { firstUnsealedAuditId, newestAuditId, sealAuditRows } from './repository';
 
@@ -78,7 +79,7 @@ export class AuditSealer {
   private schedule(delayMs: number): void {
     if (this.stopped) return;
     this.timer = setTimeout(() => {
-      this.running = this.round().finally(() => {
+      this.running = asSystem(() => this.round()).finally(() => {
         this.running = undefined;
         this.schedule(this.options.intervalMs ?? AUDIT_SEAL_INTERVAL_MS);
       });

@@ -20,6 +20,7 @@ import {
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely, Transaction } from 'kysely';
 import { type IssuerLevel, issuerLevel, mayControlBatchOf, mayUseCommand } from '../../authz/authority';
+import { asSystem } from '../../db/tenant';
 import { inTransaction } from '../../db/transaction';
 import type { BatchRow, DB } from '../../db/types';
 import type { Principal } from '../../plugins/auth';
@@ -390,7 +391,8 @@ export class BatchService {
     if (!this.stopped) return;
     this.stopped = false;
     const workers = this.options.workers ?? 2;
-    this.loops = Array.from({ length: workers }, () => this.loop());
+    // Shared machinery: as the system (each batch's scope is the service's), db/tenant.ts.
+    this.loops = asSystem(() => Array.from({ length: workers }, () => this.loop()));
   }
 
   /**

@@ -23,6 +23,7 @@ import {
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import { PRIORITY_BULK, PRIORITY_RECONCILE } from '../../db/priority';
+import { currentTenant, withTenant } from '../../db/tenant';
 import { inTransaction } from '../../db/transaction';
 import type { CommandRow, DB } from '../../db/types';
 import type { Principal } from '../../plugins/auth';
@@ -78,6 +79,8 @@ const GROUPS_IN_FLIGHT = 2;
 
 interface WaitingIssue {
   request: IssueRequest;
+  /** The tenant of the request that issued it (db/tenant.ts): a group is recorded as its tenant. */
+  tenant: string;
   resolve(issued: Issued): void;
   reject(error: unknown): void;
 }
@@ -173,16 +176,22 @@ export class CommandService {
     if (this.options.db.isTransaction || commandKind(request.command) === 'server')
       return this.issueAlone(request);
     return new Promise<Issued>((resolve, reject) => {
-      this.waiting.push({ request, resolve, reject });
+      this.waiting.push({ request, tenant: currentTenant(), resolve, reject });
       this.startGroups();
     });
   }
 
   private startGroups(): void {
     while (this.groupsInFlight < GROUPS_IN_FLIGHT && this.waiting.length > 0) {
-      const group = this.waiting.splice(0, GROUP_MAX);
+      // One tenant's commands per group, recorded as that tenant: the database checks them too.
+      const tenant = (this.waiting[0] as WaitingIssue).tenant;
+      const group: WaitingIssue[] = [];
+      const rest: WaitingIssue[] = [];
+      for (const w of this.waiting) (group.length < GROUP_MAX && w.tenant === tenant ? group : rest).push(w);
+      this.waiting.length = 0;
+      for (const w of rest) this.waiting.push(w);
       this.groupsInFlight += 1;
-      void this.issueGroup(group).finally(() => {
+      void withTenant(tenant, () => this.issueGroup(group)).finally(() => {
         this.groupsInFlight -= 1;
         this.startGroups();
       });

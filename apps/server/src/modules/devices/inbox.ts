@@ -20,6 +20,7 @@ import {
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely, Transaction } from 'kysely';
 import { inboxOrder } from '../../db/priority';
+import { asSystem } from '../../db/tenant';
 import { inTransaction } from '../../db/transaction';
 import type { DB, DesiredCause, DeviceRow } from '../../db/types';
 import { recomputeDesired } from '../commands/cancel';
@@ -102,7 +103,9 @@ export class DeviceInbox {
         // it carries one message or thousands. Under load the flushes follow each other without a pause.
         this.flushing = true;
         this.options.track(
-          new Promise<void>((started) => setTimeout(started, INBOX_GATHER_MS)).then(() => this.drain()),
+          asSystem(() =>
+            new Promise<void>((started) => setTimeout(started, INBOX_GATHER_MS)).then(() => this.drain()),
+          ),
         );
       }
     });

@@ -28,6 +28,7 @@ import {
   type ReversePaymentRequest,
 } from '@lendlock/contract';
 import type { Kysely, Transaction } from 'kysely';
+import { asSystemWithin } from '../../db/tenant';
 import { inTransaction } from '../../db/transaction';
 import type { DB, PaymentSource } from '../../db/types';
 import type { Principal } from '../../plugins/auth';
@@ -163,9 +164,12 @@ export class LoanService {
         trx,
         candidates.map((c) => c.imei),
       );
-      const existing = await loansByRefs(
-        trx,
-        candidates.map((c) => c.loanRef),
+      // Loan references are unique across tenants: another tenant's is "in use" (db/tenant.ts).
+      const existing = await asSystemWithin(trx, (t) =>
+        loansByRefs(
+          t,
+          candidates.map((c) => c.loanRef),
+        ),
       );
       const open = await openLoansOfImeis(
         trx,

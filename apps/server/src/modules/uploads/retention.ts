@@ -11,6 +11,7 @@ import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
+import { asSystem } from '../../db/tenant';
 import type { DB } from '../../db/types';
 import { INCOMING_DIR } from '../batches/upload';
 import { markFilesRemoved } from './repository';
@@ -86,7 +87,7 @@ export async function sweepUploads(
 export function startUploadSweeps(options: UploadSweepOptions): { stop(): Promise<void> } {
   let running: Promise<unknown> = Promise.resolve();
   const run = () => {
-    running = sweepUploads(options).catch((error: unknown) =>
+    running = asSystem(() => sweepUploads(options)).catch((error: unknown) =>
       options.log.error({ err: error }, 'uploads sweep failed'),
     );
   };

@@ -27,6 +27,7 @@ import ipaddr from 'ipaddr.js';
 import type { Kysely } from 'kysely';
 import type { Counter } from 'prom-client';
 import { Webhook } from 'standardwebhooks';
+import { asSystemWithin } from '../../db/tenant';
 import type { DB } from '../../db/types';
 import { Poller } from '../../lib/poller';
 import { BlockedAddressError, guardedLookup, isPublicAddress } from './address';
@@ -186,7 +187,10 @@ export class WebhookDelivery implements EventSink {
     // Read with the caller's transaction: on PGlite the database has one connection, which it holds.
     const subscribed = await this.subscriptions(db);
     const wanted = events.filter((event) => subscribed.has(event.type));
-    return wanted.length === 0 ? 0 : emitEvents(db, wanted, this.options.timing.giveUpAfterMs);
+    // Every subscribed endpoint, the lender's included, whoever's transaction this is (db/tenant.ts).
+    return wanted.length === 0
+      ? 0
+      : asSystemWithin(db, (d) => emitEvents(d, wanted, this.options.timing.giveUpAfterMs));
   }
 
   /** Whether some endpoint subscribes to `type` (as far as emit knows: see there). */
@@ -210,7 +214,7 @@ export class WebhookDelivery implements EventSink {
     const known = this.subscribed;
     if (known && Date.now() - known.at <= SUBSCRIPTIONS_TTL_MS) return known.events;
     const at = Date.now();
-    const events = await subscribedEvents(db);
+    const events = await asSystemWithin(db, subscribedEvents);
     if (!this.subscribed || this.subscribed.at < at) this.subscribed = { events, at };
     return events;
   }
