@@ -1,6 +1,14 @@
-/** A real HTTP receiver for webhook tests: it verifies every request's Standard Webhooks signature. */
+/**
+ * Receivers for webhook tests: a real HTTP one that verifies every request's Standard Webhooks signature,
+ * and a tarpit that accepts connections and never answers.
+ */
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import {
+  type AddressInfo,
+  createServer as createNetServer,
+  type Server as NetServer,
+  type Socket,
+} from 'node:net';
 import { Webhook } from 'standardwebhooks';
 
 export class Receiver {
@@ -9,7 +17,11 @@ export class Receiver {
     type: string;
     body: Record<string, unknown>;
     headers: IncomingHttpHeaders;
+    /** When it arrived (Date.now()). */
+    at: number;
   }[] = [];
+  /** Every request, whatever the answer. */
+  hits = 0;
   readonly rejected: string[] = [];
   /** Answer with this status (a receiver in trouble); 204 by default. */
   status = 204;
@@ -19,6 +31,7 @@ export class Receiver {
 
   async start(port = 0): Promise<void> {
     const server = createServer((req, res) => {
+      this.hits += 1;
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
@@ -33,6 +46,7 @@ export class Receiver {
               type: payload.type,
               body: payload as Record<string, unknown>,
               headers: req.headers,
+              at: Date.now(),
             });
         } catch (error) {
           this.rejected.push(String(error));
@@ -53,6 +67,47 @@ export class Receiver {
     const server = this.server;
     if (!server) return;
     server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    this.server = undefined;
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${this.port}/hooks`;
+  }
+}
+
+/** A receiver that accepts connections and never answers (a tarpit): counts its connections. */
+export class Tarpit {
+  private readonly sockets = new Set<Socket>();
+  private server: NetServer | undefined;
+  port = 0;
+  /** Connections open now, the most open at once, and all so far. */
+  open = 0;
+  maxOpen = 0;
+  connections = 0;
+
+  async start(): Promise<void> {
+    const server = createNetServer((socket) => {
+      this.sockets.add(socket);
+      this.connections += 1;
+      this.open += 1;
+      this.maxOpen = Math.max(this.maxOpen, this.open);
+      socket.on('data', () => {});
+      socket.on('error', () => {});
+      socket.on('close', () => {
+        this.sockets.delete(socket);
+        this.open -= 1;
+      });
+    });
+    this.server = server;
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    this.port = (server.address() as AddressInfo).port;
+  }
+
+  async stop(): Promise<void> {
+    const server = this.server;
+    if (!server) return;
+    for (const socket of this.sockets) socket.destroy();
     await new Promise<void>((resolve) => server.close(() => resolve()));
     this.server = undefined;
   }

@@ -101,6 +101,10 @@ export interface WebhookEndpointsTable {
   created_by_user_id: number | null;
   created_at: CreatedAt;
   deleted_at: Date | null;
+  /** 0034: the endpoint's circuit breaker (modules/webhooks/delivery.ts). */
+  consecutive_failures: WithDefault<number>;
+  circuit_state: WithDefault<'closed' | 'open' | 'half_open'>;
+  circuit_until: Date | null;
 }
 
 export interface WebhookDeliveriesTable {

@@ -5,7 +5,7 @@
  * automated collections actions. Read from the
  * database at scrape time through partial indexes (the same value on every instance): pending commands,
  * incomplete batches and the rows they have left, devices online, mail waiting in the outbox (ADR 0008: a
- * mail that cannot be sent is never silent). Node's default process metrics under their standard names.
+ * mail that cannot be sent is never silent), webhook endpoints whose circuit breaker is open. Node's default process metrics under their standard names.
  * Each app has its own registry (no module-level state). docs/operations.md#metrics lists them all.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
@@ -23,6 +23,7 @@ import {
   PENDING_STATUSES,
 } from '../modules/health/repository';
 import { countPendingMail } from '../modules/mail/repository';
+import { countOpenCircuits } from '../modules/webhooks/repository';
 import { AppError } from './errors';
 
 /** prom-client's three gauges named like counters (`*_total`); `nodejs_active_*{type}` say the same by type. */
@@ -178,6 +179,12 @@ export function registerMetrics(app: FastifyInstance, { database, token }: Metri
     help: 'Mail in the outbox not sent yet nor given up (waiting, being sent, or waiting for a retry)',
     registers: [registry],
     collect: fromDatabase(async (gauge) => gauge.set(await countPendingMail(db))),
+  });
+  new Gauge({
+    name: 'lendlock_webhook_circuits_open',
+    help: 'Webhook endpoints whose circuit breaker is open or half-open (failing receivers, paused)',
+    registers: [registry],
+    collect: fromDatabase(async (gauge) => gauge.set(await countOpenCircuits(db))),
   });
   const mailFailed = new Counter({
     name: 'lendlock_mail_failed_total',

@@ -38,6 +38,8 @@ export const WEBHOOK_MESSAGES = {
   tooMany: 'At most 20 webhook endpoints can be registered.',
 } as const;
 
+export const WEBHOOK_CIRCUIT_STATES = ['closed', 'open', 'half_open'] as const;
+
 export const webhookUrlSchema = z
   .string()
   .trim()
@@ -74,6 +76,15 @@ export const webhookEndpointSchema = z.object({
   retailerPhone: z.string().nullable(),
   createdBy: z.string(),
   createdAt: z.string(),
+  /**
+   * The endpoint's circuit breaker: `closed` (sent to), `open` (paused after failing attempts in a row,
+   * until `circuitOpenUntil`: its deliveries wait), `half_open` (the next attempt is a trial: a success
+   * closes it, a failure opens it again).
+   */
+  circuitState: z.enum(WEBHOOK_CIRCUIT_STATES),
+  circuitOpenUntil: z.string().nullable(),
+  /** Failed attempts since the endpoint last answered with a 2xx. */
+  consecutiveFailures: z.number(),
 });
 export type WebhookEndpoint = z.infer<typeof webhookEndpointSchema>;
 

@@ -27,6 +27,7 @@ import * as m0030 from './0030_payment_reversals';
 import * as m0031 from './0031_collections_retries';
 import * as m0032 from './0032_row_level_security';
 import * as m0033 from './0033_tenant_references';
+import * as m0034 from './0034_webhook_breaker';
 
 /** Every migration, in order. Names are versions: never rename or edit one that has shipped. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -58,4 +59,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0031_collections_retries': m0031,
   '0032_row_level_security': m0032,
   '0033_tenant_references': m0033,
+  '0034_webhook_breaker': m0034,
 };

@@ -7,6 +7,17 @@
  * them delivered on a 2xx or tries again with exponential backoff and jitter until 24 hours have passed.
  * Every attempt carries the same `webhook-id`, so a receiver that got an event whose answer was lost
  * de-duplicates the retry. Delivery is at least once. Requests go only to public addresses (address.ts).
+ *
+ * One endpoint's trouble stays its own (issue 26):
+ * - A pool, not rounds: at most LIMITS.total attempts at once per instance, and a slot is refilled as soon
+ *   as its attempt ends; at most LIMITS.perEndpoint at once to one endpoint and LIMITS.perTenant to one
+ *   tenant's endpoints (the lender's, or one retailer's), and a claim skips those at their limit. So a
+ *   retailer's twelve endpoints that never answer hold at most its 16 slots until their timeout, and the
+ *   lender's deliveries go on at once. drain() is the worker's one entry point (attempts start in it).
+ * - A circuit breaker per endpoint, in the database so every instance agrees: after `breakerFailures`
+ *   failed attempts in a row the endpoint is open, not attempted for `breakerCooldownMs` (its deliveries
+ *   wait, PENDING, not counted as attempts, their deadline unchanged); then one delivery is its trial
+ *   (half-open): a success closes the circuit, a failure opens it again.
  */
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
@@ -25,12 +36,17 @@ import {
   announceOfflineDevices,
   anySubscribed,
   type ClaimedDelivery,
-  claimDueDeliveries,
+  closeCircuit,
+  type DueDelivery,
   type EventRecord,
   emitEvents,
   failExpiredDeliveries,
+  leaseDeliveries,
+  lockDueDeliveries,
   markDelivered,
+  recordEndpointFailure,
   recordFailedAttempt,
+  startTrials,
   subscribedEvents,
 } from './repository';
 
@@ -45,6 +61,10 @@ export interface WebhookTiming {
   pollMs: number;
   /** A device offline this long is announced (device.offline); 0: never. */
   offlineAfterMs: number;
+  /** An endpoint's circuit opens after this many failed attempts in a row… */
+  breakerFailures: number;
+  /** …for this long; then one attempt is its trial. */
+  breakerCooldownMs: number;
 }
 
 export const DEFAULT_WEBHOOK_TIMING: WebhookTiming = {
@@ -54,12 +74,22 @@ export const DEFAULT_WEBHOOK_TIMING: WebhookTiming = {
   timeoutMs: 10_000,
   pollMs: 2_000,
   offlineAfterMs: 15 * 60_000,
+  breakerFailures: 5,
+  breakerCooldownMs: 60_000,
 };
+
+/** Attempts under way at once, on one instance. */
+export interface DeliveryLimits {
+  total: number;
+  perEndpoint: number;
+  /** To the endpoints of one tenant: the lender's, or one retailer's (up to 20 endpoints each). */
+  perTenant: number;
+}
+
+export const LIMITS: DeliveryLimits = { total: 64, perEndpoint: 4, perTenant: 16 };
 
 /** How long the list of subscribed events is trusted (see WebhookDelivery.emit). */
 export const SUBSCRIPTIONS_TTL_MS = 2_000;
-/** Deliveries one instance sends at once. */
-const CONCURRENCY = 16;
 /** Longer than an attempt can take, so a delivery is never sent twice at once. */
 const leaseMsOf = (timing: WebhookTiming) => timing.timeoutMs * 3 + 5_000;
 /** A receiver's answer is read up to this much (to free the connection), then dropped. */
@@ -84,8 +114,47 @@ export interface WebhookDeliveryOptions {
   openSecret: SecretOpener;
   allowPrivate: boolean;
   timing: WebhookTiming;
+  limits?: DeliveryLimits;
   /** `lendlock_webhook_deliveries_total{outcome}`. */
   attempts?: Counter<'outcome'>;
+}
+
+/** What is under way on this instance: how many attempts, to each endpoint and to each tenant. */
+export interface UnderWay {
+  total: number;
+  byEndpoint: Map<number, number>;
+  /** By `retailer_phone`: null is the lender. */
+  byTenant: Map<string | null, number>;
+}
+
+const bump = <K>(counts: Map<K, number>, key: K, by: number) => {
+  const n = (counts.get(key) ?? 0) + by;
+  if (n === 0) counts.delete(key);
+  else counts.set(key, n);
+};
+
+/**
+ * Which of the due deliveries (oldest first) to claim without passing the limits, given what is under
+ * way; an endpoint's trial is its only attempt.
+ */
+export function pickDeliveries(
+  due: readonly DueDelivery[],
+  underWay: UnderWay,
+  limits: DeliveryLimits,
+): DueDelivery[] {
+  const byEndpoint = new Map(underWay.byEndpoint);
+  const byTenant = new Map(underWay.byTenant);
+  const picked: DueDelivery[] = [];
+  for (const delivery of due) {
+    if (underWay.total + picked.length >= limits.total) break;
+    const endpointLimit = delivery.trial ? 1 : limits.perEndpoint;
+    if ((byEndpoint.get(delivery.endpoint_id) ?? 0) >= endpointLimit) continue;
+    if ((byTenant.get(delivery.retailer_phone) ?? 0) >= limits.perTenant) continue;
+    bump(byEndpoint, delivery.endpoint_id, 1);
+    bump(byTenant, delivery.retailer_phone, 1);
+    picked.push(delivery);
+  }
+  return picked;
 }
 
 interface Answer {
@@ -95,8 +164,15 @@ interface Answer {
 
 export class WebhookDelivery implements EventSink {
   private readonly poller: Poller;
+  private readonly limits: DeliveryLimits;
+  private readonly attempts = new Set<Promise<void>>();
+  private readonly underWay: UnderWay = { total: 0, byEndpoint: new Map(), byTenant: new Map() };
+  /** When expired deliveries and offline devices were last looked for (at most every pollMs). */
+  private sweptAt = 0;
 
   constructor(private readonly options: WebhookDeliveryOptions) {
+    this.limits = options.limits ?? LIMITS;
+    // The one entry point of the worker: every pollMs, when woken, and when an attempt frees its slot.
     this.poller = new Poller((stopped) => this.drain(stopped), options.timing.pollMs);
   }
 
@@ -147,38 +223,96 @@ export class WebhookDelivery implements EventSink {
     this.poller.start();
   }
 
-  stop(): Promise<void> {
-    return this.poller.stop();
+  /** Stops claiming, and waits for the attempts under way (each ends by its timeout at the latest). */
+  async stop(): Promise<void> {
+    await this.poller.stop();
+    await Promise.all(this.attempts);
   }
 
   wake(): void {
     this.poller.wake();
   }
 
-  /** Sends every due delivery (and announces devices gone offline). Never throws. */
-  runOnce(): Promise<void> {
-    return this.poller.runOnce();
+  /** Sends every due delivery, waiting for the attempts (and announces devices gone offline). Never throws. */
+  async runOnce(): Promise<void> {
+    await this.poller.runOnce();
+    while (this.attempts.size > 0) {
+      await Promise.race(this.attempts);
+      await this.poller.runOnce();
+    }
   }
 
+  /** Fills the free slots with due deliveries and starts them (not waiting for them). */
   private async drain(stopped: () => boolean): Promise<void> {
     const { db, log, timing } = this.options;
     try {
-      const expired = await failExpiredDeliveries(db);
-      if (expired > 0) {
-        this.options.attempts?.inc({ outcome: 'given_up' }, expired);
-        log.error({ deliveries: expired }, 'webhook deliveries not made before their deadline; given up');
+      if (Date.now() - this.sweptAt >= timing.pollMs) {
+        this.sweptAt = Date.now();
+        const expired = await failExpiredDeliveries(db);
+        if (expired > 0) {
+          this.options.attempts?.inc({ outcome: 'given_up' }, expired);
+          log.error({ deliveries: expired }, 'webhook deliveries not made before their deadline; given up');
+        }
+        await this.announceOffline();
       }
-      await this.announceOffline();
-      for (;;) {
-        if (stopped()) return;
-        const claimed = await claimDueDeliveries(db, leaseMsOf(timing), CONCURRENCY);
-        if (claimed.length === 0) return;
-        await Promise.all(claimed.map((delivery) => this.deliver(delivery)));
-      }
+      if (stopped() || this.underWay.total >= this.limits.total) return;
+      for (const delivery of await this.claim()) this.begin(delivery);
     } catch (error) {
       // The database is unreachable: deliveries stay queued, the next poll tries again.
       log.warn({ err: error }, 'webhooks: could not read the queue');
     }
+  }
+
+  /**
+   * Claims what fits the free slots, in one transaction: locks the due deliveries of the endpoints not at
+   * their limit, picks within the limits, starts the trials of open circuits, and leases the picked.
+   */
+  private claim(): Promise<ClaimedDelivery[]> {
+    const leaseMs = leaseMsOf(this.options.timing);
+    const full = [...this.underWay.byEndpoint]
+      .filter(([, n]) => n >= this.limits.perEndpoint)
+      .map(([id]) => id);
+    return this.options.db.transaction().execute(async (trx) => {
+      const picked = pickDeliveries(
+        await lockDueDeliveries(trx, this.limits.perEndpoint, full),
+        this.underWay,
+        this.limits,
+      );
+      const trials = new Set(
+        await startTrials(
+          trx,
+          picked.filter((d) => d.trial).map((d) => d.endpoint_id),
+          leaseMs,
+        ),
+      );
+      const ids = picked.filter((d) => !d.trial || trials.has(d.endpoint_id)).map((d) => d.id);
+      return leaseDeliveries(trx, ids, leaseMs);
+    });
+  }
+
+  /** Starts an attempt in a slot; when it ends the slot is free and the worker claims again. */
+  private begin(delivery: ClaimedDelivery): void {
+    const { byEndpoint, byTenant } = this.underWay;
+    const count = (by: 1 | -1) => {
+      this.underWay.total += by;
+      bump(byEndpoint, delivery.endpoint_id, by);
+      bump(byTenant, delivery.retailer_phone, by);
+    };
+    count(1);
+    const attempt: Promise<void> = this.deliver(delivery)
+      .catch((error: unknown) =>
+        // Not recorded (the database went away): the delivery is due again when its lease ends.
+        this.options.log.warn(
+          { err: error, deliveryId: delivery.id },
+          'webhooks: could not record an attempt',
+        ),
+      )
+      .finally(() => {
+        count(-1);
+        this.attempts.delete(attempt);
+        this.poller.wake();
+      });
+    this.attempts.add(attempt);
   }
 
   /** device.offline for devices offline longer than the configured time, once per disconnection. */
@@ -195,6 +329,8 @@ export class WebhookDelivery implements EventSink {
     const answer = await this.post(delivery);
     if (answer.statusCode !== null && answer.statusCode >= 200 && answer.statusCode < 300) {
       await markDelivered(db, delivery.id, answer.statusCode);
+      if (delivery.consecutive_failures > 0 || delivery.circuit_state !== 'closed')
+        await closeCircuit(db, delivery.endpoint_id);
       this.options.attempts?.inc({ outcome: 'delivered' });
       return;
     }
@@ -207,6 +343,17 @@ export class WebhookDelivery implements EventSink {
       permanent: answer.error === SECRET_UNREADABLE,
     });
     this.options.attempts?.inc({ outcome: outcome === 'failed' ? 'given_up' : 'retry' });
+    if (
+      await recordEndpointFailure(db, delivery.endpoint_id, timing.breakerFailures, timing.breakerCooldownMs)
+    )
+      log.warn(
+        {
+          endpointId: delivery.endpoint_id,
+          failures: timing.breakerFailures,
+          cooldownMs: timing.breakerCooldownMs,
+        },
+        'webhook endpoint keeps failing; its circuit is open',
+      );
     const fields = {
       deliveryId: delivery.id,
       endpointId: delivery.endpoint_id,

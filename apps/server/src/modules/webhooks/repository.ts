@@ -12,7 +12,13 @@ export interface EndpointRow {
   enabled: boolean;
   created_by: string;
   created_at: Date;
+  consecutive_failures: number;
+  circuit_state: CircuitState;
+  circuit_until: Date | null;
 }
+
+/** An endpoint's circuit breaker (see delivery.ts): sent to, paused, or one trial under way. */
+export type CircuitState = 'closed' | 'open' | 'half_open';
 
 const ENDPOINT_COLUMNS = [
   'id',
@@ -24,6 +30,9 @@ const ENDPOINT_COLUMNS = [
   'enabled',
   'created_by',
   'created_at',
+  'consecutive_failures',
+  'circuit_state',
+  'circuit_until',
 ] as const;
 
 const asEndpoint = (row: EndpointRow): EndpointRow => ({ ...row, id: Number(row.id) });
@@ -54,11 +63,13 @@ export async function findEndpoint(
   return row ? asEndpoint(row) : undefined;
 }
 
-export async function countEndpoints(db: Kysely<DB>): Promise<number> {
+/** The endpoints of one tenant: the lender's (`retailerPhone` null) or a retailer's. */
+export async function countEndpoints(db: Kysely<DB>, retailerPhone: string | null): Promise<number> {
   const row = await db
     .selectFrom('webhook_endpoints')
     .select(sql<number>`count(*)::int`.as('n'))
     .where('deleted_at', 'is', null)
+    .where('retailer_phone', retailerPhone === null ? 'is' : '=', retailerPhone)
     .executeTakeFirstOrThrow();
   return Number(row.n);
 }
@@ -194,32 +205,139 @@ export interface ClaimedDelivery {
   give_up_at: Date;
   url: string;
   secret_sealed: string;
+  retailer_phone: string | null;
+  /** Its endpoint's breaker when claimed: a success closes it only when it is not clean already. */
+  consecutive_failures: number;
+  circuit_state: CircuitState;
+}
+
+/** A due delivery the worker may claim (locked, not yet claimed: see lockDueDeliveries). */
+export interface DueDelivery {
+  id: number;
+  endpoint_id: number;
+  retailer_phone: string | null;
+  /** Its endpoint's circuit is open and its cool-down over: this would be the endpoint's trial. */
+  trial: boolean;
 }
 
 /**
- * Claims up to `limit` due deliveries for `leaseMs` (their next attempt moves past the lease, so no other
- * instance takes them: SKIP LOCKED), oldest first, with their endpoint. If the sender dies, they are due
- * again when the lease ends.
+ * Locks (FOR UPDATE SKIP LOCKED, for the caller's transaction) the oldest `perEndpoint` due deliveries of
+ * each live endpoint not in `skip` whose circuit lets them be tried (closed, or open with its cool-down
+ * over), oldest first. Another instance skips what is locked here; the caller claims some with
+ * leaseDeliveries and the rest are free again when its transaction ends.
  */
-export async function claimDueDeliveries(
+export async function lockDueDeliveries(
   db: Kysely<DB>,
+  perEndpoint: number,
+  skip: readonly number[],
+): Promise<DueDelivery[]> {
+  const { rows } = await sql<DueDelivery>`
+    SELECT d.id, w.id AS endpoint_id, w.retailer_phone, w.circuit_state <> 'closed' AS trial
+    FROM webhook_endpoints w CROSS JOIN LATERAL (
+      SELECT id, next_attempt_at FROM webhook_deliveries
+      WHERE endpoint_id = w.id AND status = 'PENDING' AND next_attempt_at <= now() AND give_up_at > now()
+      ORDER BY next_attempt_at, id LIMIT ${perEndpoint} FOR UPDATE SKIP LOCKED
+    ) d
+    WHERE w.deleted_at IS NULL AND NOT (w.id = ANY(${[...skip]}::bigint[]))
+      AND (w.circuit_state = 'closed' OR w.circuit_until <= now())
+    ORDER BY d.next_attempt_at, d.id`.execute(db);
+  return rows.map((row) => ({ ...row, id: Number(row.id), endpoint_id: Number(row.endpoint_id) }));
+}
+
+/**
+ * Starts the trial of each of these endpoints whose circuit is open with its cool-down over (or whose
+ * trial's lease ran out): half-open, leased for `leaseMs`, so no other instance starts one too. Returns
+ * the endpoints whose trial this call started.
+ */
+export async function startTrials(
+  db: Kysely<DB>,
+  endpointIds: readonly number[],
   leaseMs: number,
-  limit: number,
+): Promise<number[]> {
+  if (endpointIds.length === 0) return [];
+  const rows = await db
+    .updateTable('webhook_endpoints')
+    .set({
+      circuit_state: 'half_open',
+      circuit_until: sql<Date>`now() + ${leaseMs} * interval '1 millisecond'`,
+    })
+    .where('id', 'in', [...endpointIds])
+    .where('circuit_state', '<>', 'closed')
+    .where('circuit_until', '<=', sql<Date>`now()`)
+    .returning('id')
+    .execute();
+  return rows.map((row) => Number(row.id));
+}
+
+/**
+ * Claims deliveries for `leaseMs`: counts the attempt and moves the next one past the lease, so no other
+ * instance takes them (if the sender dies, they are due again when the lease ends). With their endpoint.
+ */
+export async function leaseDeliveries(
+  db: Kysely<DB>,
+  ids: readonly number[],
+  leaseMs: number,
 ): Promise<ClaimedDelivery[]> {
+  if (ids.length === 0) return [];
   const { rows } = await sql<ClaimedDelivery>`
-    WITH due AS (
-      SELECT id FROM webhook_deliveries
-      WHERE status = 'PENDING' AND next_attempt_at <= now() AND give_up_at > now()
-      ORDER BY next_attempt_at, id LIMIT ${limit} FOR UPDATE SKIP LOCKED
-    ), claimed AS (
-      UPDATE webhook_deliveries d SET attempts = attempts + 1,
+    WITH claimed AS (
+      UPDATE webhook_deliveries SET attempts = attempts + 1,
         next_attempt_at = now() + ${leaseMs} * interval '1 millisecond'
-      FROM due WHERE d.id = due.id
-      RETURNING d.id, d.endpoint_id, d.message_id, d.event, d.payload, d.attempts, d.give_up_at, d.created_at
+      WHERE id = ANY(${[...ids]}::bigint[])
+      RETURNING id, endpoint_id, message_id, event, payload, attempts, give_up_at
     )
-    SELECT c.*, w.url, w.secret_sealed FROM claimed c JOIN webhook_endpoints w ON w.id = c.endpoint_id
+    SELECT c.*, w.url, w.secret_sealed, w.retailer_phone, w.consecutive_failures, w.circuit_state
+    FROM claimed c JOIN webhook_endpoints w ON w.id = c.endpoint_id
     ORDER BY c.id`.execute(db);
   return rows.map((row) => ({ ...row, id: Number(row.id), endpoint_id: Number(row.endpoint_id) }));
+}
+
+/** An endpoint answered: its circuit closes (written only when it was not closed with no failures). */
+export async function closeCircuit(db: Kysely<DB>, endpointId: number): Promise<void> {
+  await db
+    .updateTable('webhook_endpoints')
+    .set({ consecutive_failures: 0, circuit_state: 'closed', circuit_until: null })
+    .where('id', '=', endpointId)
+    .where((eb) => eb.or([eb('consecutive_failures', '<>', 0), eb('circuit_state', '<>', 'closed')]))
+    .execute();
+}
+
+/**
+ * An attempt to an endpoint failed: one more consecutive failure. The circuit opens for `cooldownMs` at
+ * the `threshold`-th (closed) or when its trial fails (half-open); failures of attempts still under way
+ * when it opened leave it as it is. Returns whether this failure opened it.
+ */
+export async function recordEndpointFailure(
+  db: Kysely<DB>,
+  endpointId: number,
+  threshold: number,
+  cooldownMs: number,
+): Promise<boolean> {
+  const { rows } = await sql<{ was: CircuitState; state: CircuitState }>`
+    WITH old AS (
+      SELECT id, circuit_state AS was, circuit_state = 'half_open'
+          OR (circuit_state = 'closed' AND consecutive_failures + 1 >= ${threshold}) AS opens
+      FROM webhook_endpoints WHERE id = ${endpointId} FOR UPDATE
+    )
+    UPDATE webhook_endpoints w SET consecutive_failures = w.consecutive_failures + 1,
+      circuit_state = CASE WHEN old.opens THEN 'open' ELSE w.circuit_state END,
+      circuit_until = CASE WHEN old.opens THEN now() + ${cooldownMs} * interval '1 millisecond'
+                           ELSE w.circuit_until END
+    FROM old WHERE w.id = old.id
+    RETURNING old.was, w.circuit_state AS state`.execute(db);
+  const row = rows[0];
+  return row !== undefined && row.was !== 'open' && row.state === 'open';
+}
+
+/** Live endpoints whose circuit is not closed (`lendlock_webhook_circuits_open`). */
+export async function countOpenCircuits(db: Kysely<DB>): Promise<number> {
+  const row = await db
+    .selectFrom('webhook_endpoints')
+    .select(sql<number>`count(*)::int`.as('n'))
+    .where('deleted_at', 'is', null)
+    .where('circuit_state', '<>', 'closed')
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
 }
 
 export async function markDelivered(db: Kysely<DB>, id: number, statusCode: number): Promise<void> {

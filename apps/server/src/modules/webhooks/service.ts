@@ -1,8 +1,9 @@
 /**
  * Webhook endpoints: an ADMIN or SUPERADMIN (in the console, or through the API with a key) registers,
  * changes, deletes and lists them, reads their deliveries and replays one. A retailer's user manages and
- * receives only that retailer's (the endpoint carries its retailer). Each endpoint gets its own signing
- * secret, shown once and kept sealed (lib/sealed.ts). Every change is audited.
+ * receives only that retailer's (the endpoint carries its retailer: its tenant; the lender's have none),
+ * and each tenant may have MAX_ENDPOINTS. Each endpoint gets its own signing secret, shown once and kept
+ * sealed (lib/sealed.ts). Every change is audited. The list shows each endpoint's circuit breaker.
  */
 import { randomBytes } from 'node:crypto';
 import {
@@ -33,7 +34,10 @@ import {
   updateEndpoint,
 } from './repository';
 
-/** Endpoints the lender may register in all (each one is a worker's share of every event). */
+/**
+ * Endpoints one tenant may register: the lender (its lender-wide users), or one retailer (its users).
+ * Each tenant has its own 20, so one retailer cannot use up another's or the lender's.
+ */
 const MAX_ENDPOINTS = 20;
 
 export interface WebhookServiceOptions {
@@ -61,6 +65,20 @@ function view(row: EndpointRow): WebhookEndpoint {
     retailerPhone: row.retailer_phone,
     createdBy: row.created_by,
     createdAt: new Date(row.created_at).toISOString(),
+    ...circuit(row),
+  };
+}
+
+/** The breaker as a reader sees it: an open circuit whose cool-down is over waits for its trial. */
+function circuit(
+  row: EndpointRow,
+): Pick<WebhookEndpoint, 'circuitState' | 'circuitOpenUntil' | 'consecutiveFailures'> {
+  const until = row.circuit_until ? new Date(row.circuit_until) : null;
+  const open = row.circuit_state === 'open' && until !== null && until.getTime() > Date.now();
+  return {
+    circuitState: row.circuit_state === 'closed' ? 'closed' : open ? 'open' : 'half_open',
+    circuitOpenUntil: open && until ? until.toISOString() : null,
+    consecutiveFailures: row.consecutive_failures,
   };
 }
 
@@ -86,7 +104,8 @@ export class WebhookService {
   ): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
     const { db } = this.options;
     await this.checkUrl(request.url);
-    if ((await countEndpoints(db)) >= MAX_ENDPOINTS) throw badRequest(WEBHOOK_MESSAGES.tooMany);
+    if ((await countEndpoints(db, actor.retailerPhone)) >= MAX_ENDPOINTS)
+      throw badRequest(WEBHOOK_MESSAGES.tooMany);
     // Standard Webhooks: `whsec_` + base64 of 24 random bytes (192 bits, within its 24–64 byte range).
     const secret = `whsec_${randomBytes(24).toString('base64')}`;
     const events = [...new Set(request.events)];

@@ -20,7 +20,13 @@ const until = async (check: () => boolean | Promise<boolean>, what: string, time
 const WEBHOOK_OUTAGE_MS = Number(process.env.WEBHOOK_OUTAGE_SECONDS ?? 60) * 1000;
 
 /** Fast retries, so a test sees several attempts in seconds. */
-const FAST: WebhookTiming = { ...DEFAULT_WEBHOOK_TIMING, retryFirstMs: 100, retryMaxMs: 400, pollMs: 100 };
+const FAST: WebhookTiming = {
+  ...DEFAULT_WEBHOOK_TIMING,
+  retryFirstMs: 100,
+  retryMaxMs: 400,
+  pollMs: 100,
+  breakerCooldownMs: 500,
+};
 
 describe('webhook addresses', () => {
   it('only ordinary public addresses are public', () => {
@@ -213,7 +219,7 @@ describe.each(databaseKinds())('webhooks on %s', (kind) => {
   });
 
   it(
-    'a receiver that is down (60 s on PGlite) loses nothing: every event arrives, retried under its own id',
+    'a receiver that is down (60 s on PGlite) loses nothing: every event arrives, retried under its own id, past its open circuit',
     async () => {
       const r = await receiver();
       await register(r, ['command.executed']);
@@ -232,23 +238,34 @@ describe.each(databaseKinds())('webhooks on %s', (kind) => {
       // Retries at most 2 s apart, so the receiver's return is seen within seconds.
       const w = worker({ ...FAST, retryMaxMs: 2_000 });
       w.start();
-      // Down: connections refused; every delivery is tried and scheduled again.
+      // Down: connections refused; deliveries are tried and scheduled again, until the endpoint's circuit
+      // opens (then they wait, untried, and one trial at a time probes the receiver).
       await until(async () => {
         const rows = await database.db
           .selectFrom('webhook_deliveries')
           .select('attempts')
           .where('endpoint_id', '=', (await latestEndpoint()).id)
           .execute();
-        return rows.length === 20 && rows.every((row) => row.attempts >= 2);
-      }, 'two failed attempts each');
+        return rows.length === 20 && rows.some((row) => row.attempts >= 2);
+      }, 'a delivery tried twice');
       const failedAttempts = await database.db
         .selectFrom('webhook_deliveries')
-        .select(['status', 'last_error', 'message_id'])
+        .select(['status', 'last_error', 'message_id', 'attempts'])
         .where('endpoint_id', '=', (await latestEndpoint()).id)
         .execute();
+      expect(failedAttempts.every((row) => row.status === 'PENDING')).toBe(true);
       expect(
-        failedAttempts.every((row) => row.status === 'PENDING' && /ECONNREFUSED/.test(row.last_error ?? '')),
+        failedAttempts
+          .filter((row) => row.attempts > 0)
+          .every((row) => /ECONNREFUSED/.test(row.last_error ?? '')),
       ).toBe(true);
+      expect(
+        await database.db
+          .selectFrom('webhook_endpoints')
+          .select('circuit_state')
+          .where('id', '=', (await latestEndpoint()).id)
+          .executeTakeFirstOrThrow(),
+      ).not.toEqual({ circuit_state: 'closed' });
       // The whole outage (on one database kind: the other proves the same in seconds).
       const outageMs = kind === 'pglite' ? WEBHOOK_OUTAGE_MS : 0;
       await new Promise((resolve) => setTimeout(resolve, Math.max(0, downSince + outageMs - Date.now())));
