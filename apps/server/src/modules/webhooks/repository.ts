@@ -1,5 +1,6 @@
 import type { WebhookEvent } from '@lendlock/contract';
 import { type Kysely, sql } from 'kysely';
+import type { TenantScope } from '../../authz/tenancy';
 import type { DB } from '../../db/types';
 
 export interface EndpointRow {
@@ -37,29 +38,24 @@ const ENDPOINT_COLUMNS = [
 
 const asEndpoint = (row: EndpointRow): EndpointRow => ({ ...row, id: Number(row.id) });
 
-/** The endpoints a principal sees: all for a lender-wide user, its retailer's for a retailer user. */
-export async function listEndpoints(db: Kysely<DB>, retailerPhone: string | null): Promise<EndpointRow[]> {
+/** The endpoints in a scope (authz `scopeFor`): every tenant's, or one retailer's. */
+export async function listEndpoints(db: Kysely<DB>, scope: TenantScope): Promise<EndpointRow[]> {
   let q = db
     .selectFrom('webhook_endpoints')
     .select(ENDPOINT_COLUMNS)
     .where('deleted_at', 'is', null)
     .orderBy('id');
-  if (retailerPhone) q = q.where('retailer_phone', '=', retailerPhone);
+  if (scope.retailerPhone !== null) q = q.where('retailer_phone', '=', scope.retailerPhone);
   return (await q.execute()).map(asEndpoint);
 }
 
-export async function findEndpoint(
-  db: Kysely<DB>,
-  id: number,
-  retailerPhone: string | null,
-): Promise<EndpointRow | undefined> {
-  let q = db
+export async function findEndpoint(db: Kysely<DB>, id: number): Promise<EndpointRow | undefined> {
+  const row = await db
     .selectFrom('webhook_endpoints')
     .select(ENDPOINT_COLUMNS)
     .where('id', '=', id)
-    .where('deleted_at', 'is', null);
-  if (retailerPhone) q = q.where('retailer_phone', '=', retailerPhone);
-  const row = await q.executeTakeFirst();
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
   return row ? asEndpoint(row) : undefined;
 }
 
@@ -428,20 +424,21 @@ export async function listDeliveries(
   return (await q.execute()).map((row) => ({ ...row, id: Number(row.id) }));
 }
 
-/** The delivery with its endpoint (for a replay), if the endpoint is one the principal sees. */
+/** The delivery with its endpoint's tenant (for a replay), if its endpoint is not deleted. */
 export async function findDelivery(
   db: Kysely<DB>,
   id: number,
-  retailerPhone: string | null,
-): Promise<{ id: number; endpoint_id: number; message_id: string; event: string } | undefined> {
-  let q = db
+): Promise<
+  | { id: number; endpoint_id: number; message_id: string; event: string; retailer_phone: string | null }
+  | undefined
+> {
+  const row = await db
     .selectFrom('webhook_deliveries as d')
     .innerJoin('webhook_endpoints as w', 'w.id', 'd.endpoint_id')
-    .select(['d.id', 'd.endpoint_id', 'd.message_id', 'd.event'])
+    .select(['d.id', 'd.endpoint_id', 'd.message_id', 'd.event', 'w.retailer_phone'])
     .where('d.id', '=', id)
-    .where('w.deleted_at', 'is', null);
-  if (retailerPhone) q = q.where('w.retailer_phone', '=', retailerPhone);
-  const row = await q.executeTakeFirst();
+    .where('w.deleted_at', 'is', null)
+    .executeTakeFirst();
   return row ? { ...row, id: Number(row.id), endpoint_id: Number(row.endpoint_id) } : undefined;
 }
 

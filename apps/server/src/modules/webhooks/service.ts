@@ -15,6 +15,7 @@ import {
   type WebhookEvent,
 } from '@lendlock/contract';
 import type { Kysely } from 'kysely';
+import { authorize, may, scopeFor } from '../../authz';
 import type { DB } from '../../db/types';
 import { seal, unseal } from '../../lib/sealed';
 import type { Principal } from '../../plugins/auth';
@@ -90,7 +91,7 @@ export class WebhookService {
     unseal(this.options.secretKey, context(endpointId), sealed);
 
   async list(actor: Principal): Promise<WebhookEndpoint[]> {
-    return (await listEndpoints(this.options.db, actor.retailerPhone)).map(view);
+    return (await listEndpoints(this.options.db, scopeFor(actor, 'webhooks'))).map(view);
   }
 
   private async checkUrl(url: string): Promise<void> {
@@ -103,9 +104,13 @@ export class WebhookService {
     request: CreateWebhookRequest,
   ): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
     const { db } = this.options;
+    // A new endpoint is its creator's tenant's; the cap counts that tenant's only.
+    const tenant = actor.retailerPhone;
+    authorize(actor, 'webhooks', 'manage', { retailerPhone: tenant }, () =>
+      notFound(WEBHOOK_MESSAGES.notFound),
+    );
     await this.checkUrl(request.url);
-    if ((await countEndpoints(db, actor.retailerPhone)) >= MAX_ENDPOINTS)
-      throw badRequest(WEBHOOK_MESSAGES.tooMany);
+    if ((await countEndpoints(db, tenant)) >= MAX_ENDPOINTS) throw badRequest(WEBHOOK_MESSAGES.tooMany);
     // Standard Webhooks: `whsec_` + base64 of 24 random bytes (192 bits, within its 24–64 byte range).
     const secret = `whsec_${randomBytes(24).toString('base64')}`;
     const events = [...new Set(request.events)];
@@ -114,7 +119,7 @@ export class WebhookService {
       description: request.description ?? '',
       events,
       secretSealed: (id) => seal(this.options.secretKey, context(id), secret),
-      retailerPhone: actor.retailerPhone,
+      retailerPhone: tenant,
       createdBy: actor.email,
       createdByUserId: actor.userId,
     });
@@ -129,9 +134,17 @@ export class WebhookService {
     return { endpoint: view(row), secret };
   }
 
+  /** The endpoint `id` if `actor` may `action` it; another tenant's answers as an unknown one. */
+  private async endpointFor(actor: Principal, action: 'read' | 'manage', id: number): Promise<EndpointRow> {
+    const row = await findEndpoint(this.options.db, id);
+    const tenant = row ? { retailerPhone: row.retailer_phone } : null;
+    if (!row || !tenant || !may(actor, 'webhooks', action, tenant)) throw notFound(WEBHOOK_MESSAGES.notFound);
+    return row;
+  }
+
   async update({ actor, address }: Caller, { id, ...patch }: UpdateWebhookRequest): Promise<WebhookEndpoint> {
     const { db } = this.options;
-    if (!(await findEndpoint(db, id, actor.retailerPhone))) throw notFound(WEBHOOK_MESSAGES.notFound);
+    await this.endpointFor(actor, 'manage', id);
     if (patch.url !== undefined) await this.checkUrl(patch.url);
     const row = await updateEndpoint(db, id, {
       ...patch,
@@ -151,8 +164,8 @@ export class WebhookService {
 
   async remove({ actor, address }: Caller, id: number): Promise<void> {
     const { db } = this.options;
-    if (!(await findEndpoint(db, id, actor.retailerPhone)) || !(await deleteEndpoint(db, id)))
-      throw notFound(WEBHOOK_MESSAGES.notFound);
+    await this.endpointFor(actor, 'manage', id);
+    if (!(await deleteEndpoint(db, id))) throw notFound(WEBHOOK_MESSAGES.notFound);
     await appendAudit(db, {
       actor,
       action: 'webhook.delete',
@@ -167,9 +180,8 @@ export class WebhookService {
     id: number,
     query: { status?: 'PENDING' | 'DELIVERED' | 'FAILED'; limit: number; before?: number },
   ): Promise<WebhookDeliveryView[]> {
-    const { db } = this.options;
-    if (!(await findEndpoint(db, id, actor.retailerPhone))) throw notFound(WEBHOOK_MESSAGES.notFound);
-    return (await listDeliveries(db, id, query)).map((row) => ({
+    await this.endpointFor(actor, 'read', id);
+    return (await listDeliveries(this.options.db, id, query)).map((row) => ({
       id: row.id,
       messageId: row.message_id,
       event: row.event as WebhookEvent,
@@ -187,8 +199,9 @@ export class WebhookService {
   /** Queues a delivery again, now, with its own message id (the receiver de-duplicates). */
   async replay({ actor, address }: Caller, deliveryId: number): Promise<void> {
     const { db } = this.options;
-    const delivery = await findDelivery(db, deliveryId, actor.retailerPhone);
-    if (!delivery) throw notFound(WEBHOOK_MESSAGES.deliveryNotFound);
+    const delivery = await findDelivery(db, deliveryId);
+    if (!delivery || !may(actor, 'webhooks', 'manage', { retailerPhone: delivery.retailer_phone }))
+      throw notFound(WEBHOOK_MESSAGES.deliveryNotFound);
     await requeueDelivery(db, deliveryId, this.options.giveUpAfterMs);
     await appendAudit(db, {
       actor,
