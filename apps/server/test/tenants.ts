@@ -108,6 +108,7 @@ const inDays = (days: number) => new Date(Date.now() + days * 86_400_000).toISOS
 export interface Tenants {
   readonly tenants: Record<TenantName, Tenant>;
   readonly tokens: Record<CallerName, string>;
+  readonly passwords: Record<CallerName, string>;
 }
 
 /**
@@ -151,6 +152,14 @@ export async function buildTenants(app: FastifyInstance, database: TestDatabase)
     aAdmin: aAdmin.token,
     aUser: aUser.token,
     bAdmin: bAdmin.token,
+  };
+  const passwords: Record<CallerName, string> = {
+    lenderSuper: lenderSuper.user.password,
+    lenderAdmin: lenderAdmin.user.password,
+    lenderUser: lenderUser.user.password,
+    aAdmin: aAdmin.user.password,
+    aUser: aUser.user.password,
+    bAdmin: bAdmin.user.password,
   };
   const callerEmails: Record<TenantName, string[]> = {
     L: [lenderSuper.user.email, lenderAdmin.user.email, lenderUser.user.email],
@@ -225,7 +234,7 @@ export async function buildTenants(app: FastifyInstance, database: TestDatabase)
       amount: '100.00',
       paidAt: today(),
     });
-    await call(lenderAdmin.token, 'PUT', `/api/v2/collections/holds/${imei}`, { reason: `hold ${name}` });
+    await call(owner.token, 'PUT', `/api/v2/collections/holds/${imei}`, { reason: `hold ${name}` });
     const loan = await db
       .selectFrom('loans')
       .select('id')
@@ -316,5 +325,5 @@ export async function buildTenants(app: FastifyInstance, database: TestDatabase)
     return { name, phone, objects, markers: [...new Set(markers)] };
   };
   const tenants = { L: await build('L'), A: await build('A'), B: await build('B') };
-  return { tenants, tokens };
+  return { tenants, tokens, passwords };
 }
