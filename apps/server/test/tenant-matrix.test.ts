@@ -265,6 +265,30 @@ const OBJECT_ROUTES: Record<string, ObjectRoute> = {
     shows: (o) => o.transactionId,
   },
   // ---- The calls that change their object (the lender's allowed cells run after every refusal) ----
+  'POST /api/v2/reregistration/decide': {
+    call: (o) => ({ payload: { id: o.requestId, decision: 'reject' } }),
+    names: (o) => [String(o.requestId)],
+  },
+  'POST /api/v2/collections/releases/:id/reject': {
+    call: (o) => ({
+      url: `/api/v2/collections/releases/${o.releaseId}/reject`,
+      payload: { reason: 'matrix' },
+    }),
+    names: (o) => [String(o.releaseId)],
+  },
+  'POST /api/v2/collections/releases/:id/approve': {
+    call: (o) => ({ url: `/api/v2/collections/releases/${o.releaseId}/approve`, payload: {} }),
+    names: (o) => [String(o.releaseId)],
+  },
+  'DELETE /api/v2/collections/holds/:imei': {
+    call: (o) => ({ url: `/api/v2/collections/holds/${o.imei}` }),
+    names: (o) => [o.imei],
+    removes: true,
+  },
+  'POST /api/v2/payments/reverse': {
+    call: (o) => ({ payload: { paymentRef: o.paymentRef, reason: 'matrix' } }),
+    names: (o) => [o.paymentRef],
+  },
   'POST /api/v2/cancelCommand': {
     call: (o) => ({ payload: { transactionId: o.transactionId } }),
     names: (o) => [o.transactionId],
@@ -297,30 +321,6 @@ const OBJECT_ROUTES: Record<string, ObjectRoute> = {
   'POST /api/v2/batch/cancel': {
     call: (o) => ({ payload: { batchId: o.batchId } }),
     names: (o) => [String(o.batchId)],
-  },
-  'POST /api/v2/reregistration/decide': {
-    call: (o) => ({ payload: { id: o.requestId, decision: 'reject' } }),
-    names: (o) => [String(o.requestId)],
-  },
-  'POST /api/v2/collections/releases/:id/reject': {
-    call: (o) => ({
-      url: `/api/v2/collections/releases/${o.releaseId}/reject`,
-      payload: { reason: 'matrix' },
-    }),
-    names: (o) => [String(o.releaseId)],
-  },
-  'POST /api/v2/collections/releases/:id/approve': {
-    call: (o) => ({ url: `/api/v2/collections/releases/${o.releaseId}/approve`, payload: {} }),
-    names: (o) => [String(o.releaseId)],
-  },
-  'DELETE /api/v2/collections/holds/:imei': {
-    call: (o) => ({ url: `/api/v2/collections/holds/${o.imei}` }),
-    names: (o) => [o.imei],
-    removes: true,
-  },
-  'POST /api/v2/payments/reverse': {
-    call: (o) => ({ payload: { paymentRef: o.paymentRef, reason: 'matrix' } }),
-    names: (o) => [o.paymentRef],
   },
   'POST /api/v2/webhooks/replay': {
     call: (o) => ({ payload: { deliveryId: o.deliveryId } }),
@@ -596,10 +596,17 @@ describe.each(databaseKinds())('the tenant matrix on %s', (kind) => {
 
   it('a retailer’s new user is its own, whatever the request names', async () => {
     // addUser above: no user of another tenant was made by a retailer's ADMIN (targetRows). Here, its own.
+    const email = `own-${unique()}@lendlock.com`;
     const response = await inject(app, 'POST /api/addUser.php', tokens.aAdmin, {
-      payload: { email: `own-${unique()}@lendlock.com`, phone: '9712345678', password: 'matrix-password-1' },
+      payload: { email, phone: '9712345678', password: 'matrix-password-1' },
     });
     expect(response.statusCode, response.body).toBe(200);
+    const made = await database.db
+      .selectFrom('users')
+      .select('retailer_phone')
+      .where('email', '=', email)
+      .executeTakeFirstOrThrow();
+    expect(made.retailer_phone).toBe(tenants.A.phone);
   });
 });
 
