@@ -674,6 +674,11 @@ describe.each(databaseKinds())('every route decides, on %s', (kind) => {
       'POST /api/v2/loans': () => withFresh(OBJECT_ROUTES['POST /api/v2/loans']?.call ?? (() => ({}))),
       'POST /api/v2/loans/upload': () =>
         withFresh(OBJECT_ROUTES['POST /api/v2/loans/upload']?.call ?? (() => ({}))),
+      // The lender's device is released by the release approved before them: a device of its own each.
+      'POST /api/locknotification.php': () =>
+        withFresh(OBJECT_ROUTES['POST /api/locknotification.php']?.call ?? (() => ({}))),
+      'POST /api/formattedDevice.php': () =>
+        withFresh(OBJECT_ROUTES['POST /api/formattedDevice.php']?.call ?? (() => ({}))),
       'POST /api/adminlocknotification.php': () =>
         withFresh((f) => ({ payload: { imei: f.imei, action: 'REBOOT' } })),
       'POST /api/v2/cancelCommand': async () => {
