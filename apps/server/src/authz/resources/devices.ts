@@ -13,7 +13,7 @@ export interface DeviceObject {
 export const devices = {
   scope: tenantScope,
   read: (p: Principal, device: DeviceObject) => sees(p, device.retailerPhone),
-  /** Approving or rejecting a re-registration of the device. */
-  manage: (p: Principal, device: DeviceObject) => sees(p, device.retailerPhone),
+  /** Approving or rejecting a re-registration of the device: an ADMIN or SUPERADMIN of its tenant. */
+  manage: (p: Principal, device: DeviceObject) => sees(p, device.retailerPhone) && p.userlevel !== 'USER',
   importFinanced: (p: Principal, _list: 'financed') => p.retailerPhone === null,
 };

@@ -4,8 +4,10 @@
  * add or revoke them.
  */
 import type { Principal } from '../../plugins/auth';
+import { tenantScope } from '../tenancy';
 
 export const enrollment = {
-  scope: (p: Principal) => ({ lender: p.retailerPhone === null }),
+  /** (Secrets have no tenant: a list of them is all or, for a retailer's user, refused by `manage`.) */
+  scope: tenantScope,
   manage: (p: Principal, _secrets: 'secrets') => p.retailerPhone === null,
 };

@@ -4,7 +4,7 @@
  * standing check a chunk makes under lock, and the client-run batches of the spec's browser loop.
  */
 import type { CommandInterface, UserLevel } from '@lendlock/contract';
-import { type Kysely, sql, type Transaction } from 'kysely';
+import { type Kysely, type RawBuilder, sql, type Transaction } from 'kysely';
 import type { BatchScope } from '../../authz/resources/batches';
 import type { TenantScope } from '../../authz/tenancy';
 import type { BatchItemRow, BatchRow, DB } from '../../db/types';
@@ -104,27 +104,31 @@ export async function listVisibleBatches(
   page: { before?: number | undefined; limit: number; feature?: string | undefined },
 ): Promise<BatchWithOwner[]> {
   if (visibility.commands.length === 0) return [];
-  const ownerLevel = sql<string>`CASE WHEN batches.user_id IS NULL THEN 'system'
-    ELSE coalesce(users.userlevel, 'SUPERADMIN') END`;
   return db
     .selectFrom('batches')
     .leftJoin('users', 'users.id', 'batches.user_id')
     .selectAll('batches')
     .select(['users.userlevel as owner_level', 'users.retailer_phone as owner_retailer_phone'])
-    .where('batches.command', 'in', [...visibility.commands])
-    .where((eb) =>
-      visibility.ownerLevels.length === 0
-        ? eb('batches.user_id', '=', visibility.userId)
-        : eb.or([
-            eb('batches.user_id', '=', visibility.userId),
-            eb(ownerLevel, 'in', [...visibility.ownerLevels]),
-          ]),
-    )
+    .where(inBatchScope(visibility, sql`users.userlevel`))
     .$if(page.before !== undefined, (q) => q.where('batches.id', '<', page.before ?? 0))
     .$if(page.feature !== undefined, (q) => q.where('batches.feature', '=', page.feature ?? ''))
     .orderBy('batches.id', 'desc')
     .limit(page.limit)
     .execute();
+}
+
+/**
+ * Whether a row of `batches` is in `scope` (authz/resources/batches.ts), as an SQL condition; `userLevel`
+ * is its owner's level (null without a user or for a user gone, which count as 'system' and SUPERADMIN).
+ */
+export function inBatchScope(scope: BatchScope, userLevel: RawBuilder<unknown>): RawBuilder<boolean> {
+  if (scope.commands.length === 0) return sql<boolean>`FALSE`;
+  const ownerLevel = sql`CASE WHEN batches.user_id IS NULL THEN 'system'
+    ELSE coalesce(${userLevel}::text, 'SUPERADMIN') END`;
+  const others =
+    scope.ownerLevels.length === 0 ? sql`FALSE` : sql`${ownerLevel} IN (${sql.join([...scope.ownerLevels])})`;
+  return sql<boolean>`(batches.command IN (${sql.join([...scope.commands])})
+    AND (batches.user_id = ${scope.userId} OR ${others}))`;
 }
 
 /** Pause: true when an incomplete batch was paused (a chunk under way finishes first). */
