@@ -89,8 +89,7 @@ describe.each(databaseKinds())('tenant objects on %s', (kind) => {
       .executeTakeFirstOrThrow();
     return { batchId, file: row.stored_file ?? '' };
   };
-  const download = (session: Session, file: string) =>
-    call(session.token, 'GET', `/api/v2/uploads/${file}`);
+  const download = (session: Session, file: string) => call(session.token, 'GET', `/api/v2/uploads/${file}`);
   const results = (session: Session, batchId: number) =>
     call(session.token, 'POST', '/api/v2/batch/results', { batchId, offset: 0, limit: 100 });
 
@@ -255,9 +254,11 @@ describe.each(databaseKinds())('tenant objects on %s', (kind) => {
     expect(answer(await results(rAdmin, userBatch))).toEqual(noSuchBatch);
     const exported = await call(rAdmin.token, 'GET', `/api/v2/batch/export?batchId=${userBatch}`);
     expect(answer(exported)).toEqual(noSuchBatch);
-    expect(
-      (await call(rAdmin.token, 'POST', '/api/v2/batches', {})).json(),
-    ).toEqual({ status: 'success', items: [], next: null });
+    expect((await call(rAdmin.token, 'POST', '/api/v2/batches', {})).json()).toEqual({
+      status: 'success',
+      items: [],
+      next: null,
+    });
     const row = await database.db
       .selectFrom('commands')
       .select('status')
@@ -281,9 +282,10 @@ describe.each(databaseKinds())('tenant objects on %s', (kind) => {
     expect(details.items.map((d: { imei1: string }) => d.imei1)).toEqual([retailers]);
     const versions = (await call(rAdmin.token, 'POST', '/api/getAppVersionDevices.php', {})).json();
     expect(versions.items).toEqual([{ appversion: '3.2.1', devices: 1 }]);
-    expect(
-      (await call(rAdmin.token, 'POST', '/api/v2/pendingCommands', { imei: lenders })).json(),
-    ).toEqual({ status: 'success', items: [] });
+    expect((await call(rAdmin.token, 'POST', '/api/v2/pendingCommands', { imei: lenders })).json()).toEqual({
+      status: 'success',
+      items: [],
+    });
     expect(
       (await call(rAdmin.token, 'POST', '/api/auditReportByImei.php', { imei1: lenders })).json(),
     ).toEqual({ status: 'success', registration: [], release: [], commands: [], deenroll: [] });

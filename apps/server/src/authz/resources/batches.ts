@@ -15,7 +15,11 @@ export interface BatchObject {
   /** Its command. */
   readonly raw: string;
   /** Who started it: a user, their current level and tenant (null user: the system, the lender's). */
-  readonly owner: { readonly userId: number | null; readonly level: UserLevel | null; readonly retailerPhone: Tenant };
+  readonly owner: {
+    readonly userId: number | null;
+    readonly level: UserLevel | null;
+    readonly retailerPhone: Tenant;
+  };
 }
 
 /**
@@ -38,7 +42,10 @@ const see = (p: Principal, batch: Pick<BatchObject, 'owner'>) => sees(p, batch.o
 const control = (p: Principal, batch: BatchObject) =>
   see(p, batch) &&
   use(p, batch) &&
-  mayControlBatchOf(p, { userId: batch.owner.userId, level: issuerLevel(batch.owner.userId, batch.owner.level) });
+  mayControlBatchOf(p, {
+    userId: batch.owner.userId,
+    level: issuerLevel(batch.owner.userId, batch.owner.level),
+  });
 
 export const batches = {
   scope: (p: Principal): BatchScope => ({

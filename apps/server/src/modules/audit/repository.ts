@@ -82,7 +82,6 @@ export function appendAuditRowsFrom(select: RawBuilder<unknown>): RawBuilder<unk
     FROM (${select}) AS s(actor_user_id, actor_key_id, actor, action, target, address, result, details)`;
 }
 
-
 /**
  * The audit log, searched by IMEI (target), user, action and date (whole days in `timeZone`, the
  * operator's), newest first in the JSON. Each filter has an index ending in `id` (migration 0018), so a

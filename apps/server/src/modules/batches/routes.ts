@@ -36,12 +36,7 @@ import { AppError, badRequest, forbidden } from '../../plugins/errors';
 import { appendAudit } from '../audit/repository';
 import { attachment } from '../reports/export';
 import { toBatchListItem, toBatchProgress, toBatchResult } from './mapper';
-import {
-  findClientBatch,
-  insertClientBatch,
-  listBatchItems,
-  updateClientBatch,
-} from './repository';
+import { findClientBatch, insertClientBatch, listBatchItems, updateClientBatch } from './repository';
 import { itemSelection, resultsCsvStream, selectionTotal } from './results';
 import type { BatchRowInput } from './service';
 import { type ReceivedUpload, readStored, receiveUpload, UPLOAD_MESSAGES } from './upload';

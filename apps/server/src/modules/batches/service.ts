@@ -10,12 +10,7 @@
 
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import {
-  type CommandInterface,
-  type CommandOptions,
-  MESSAGES,
-  type RawCommand,
-} from '@lendlock/contract';
+import { type CommandInterface, type CommandOptions, MESSAGES, type RawCommand } from '@lendlock/contract';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely, Transaction } from 'kysely';
 import { authorize, may, scopeFor } from '../../authz';
