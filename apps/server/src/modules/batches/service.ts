@@ -123,33 +123,16 @@ export function batchObject(
   };
 }
 
-/** The answers of a refused batch read (`unknown` is another tenant's, answered as a batch that is not). */
-export interface BatchRefusals {
-  unknown: () => AppError;
-  unauthorised: () => AppError;
-  notYours: () => AppError;
-}
-
-export const BATCH_REFUSALS: BatchRefusals = {
-  unknown: () => notFound(BATCH_AUTHORITY_MESSAGES.noSuchBatch),
-  unauthorised: () => forbidden(MESSAGES.unauthorised),
-  notYours: () => forbidden(BATCH_AUTHORITY_MESSAGES.notYours),
-};
-
 /**
  * Why `actor` may not `action` `batch` (authz/resources/batches.ts), or null: another tenant's batch is
- * unknown; without its command's permission, unauthorised; else it is another's.
+ * unknown, as one that does not exist; without its command's permission, unauthorised; else it is
+ * another's.
  */
-export function batchRefusal(
-  actor: Principal,
-  action: 'read' | 'control',
-  object: BatchObject,
-  refusals: BatchRefusals = BATCH_REFUSALS,
-): AppError | null {
+function batchRefusal(actor: Principal, action: 'read' | 'control', object: BatchObject): AppError | null {
   if (may(actor, 'batches', action, object)) return null;
-  if (!may(actor, 'batches', 'see', object)) return refusals.unknown();
-  if (!may(actor, 'batches', 'use', object)) return refusals.unauthorised();
-  return refusals.notYours();
+  if (!may(actor, 'batches', 'see', object)) return notFound(BATCH_AUTHORITY_MESSAGES.noSuchBatch);
+  if (!may(actor, 'batches', 'use', object)) return forbidden(MESSAGES.unauthorised);
+  return forbidden(BATCH_AUTHORITY_MESSAGES.notYours);
 }
 
 /**
@@ -301,7 +284,7 @@ export class BatchService {
 
   /** Starting a batch of `command` (or a per-IMEI call of the spec's browser loop): its screen's permission. */
   assertMayStart(actor: Principal, command: RawCommand): void {
-    authorize(actor, 'batches', 'use', { raw: command }, BATCH_REFUSALS.unauthorised);
+    authorize(actor, 'batches', 'use', { raw: command }, () => forbidden(MESSAGES.unauthorised));
   }
 
   /**
