@@ -153,8 +153,18 @@ describe.each(databaseKinds())('reports on %s', (kind) => {
       oldfile: 'alarm.csv',
       isComplete: 'complete',
       lastimei: '111111111111111',
-      file: '/api/v2/uploads/activatealarmfiles/x-alarm.csv',
+      // The system's batch: a USER with `reports` alone may not read it, so its file is not linked
+      // (authz/resources/uploads.ts); a SUPERADMIN may.
+      file: null,
     });
+    const superadmin = await loginAs(app, await buildUser(database, { userlevel: 'SUPERADMIN' }));
+    const linked = await app.inject({
+      method: 'POST',
+      url: '/api/downloadReports.php',
+      headers: { 'x-api-key': superadmin.token },
+      payload: { report: 'activatealarm', ...range },
+    });
+    expect(linked.json().items[0].file).toBe('/api/v2/uploads/activatealarmfiles/x-alarm.csv');
     expect(body.total_commanditems).toBe(15);
     expect(body.commanditems.every((c: { command: string }) => c.command === 'SETALARM')).toBe(true);
     expect(new Set(body.commanditems.map((c: { interface: string }) => c.interface))).toEqual(

@@ -177,7 +177,8 @@ describe.each(databaseKinds())('uploads on %s', (kind) => {
       .where('id', '=', response.json().batchId)
       .executeTakeFirstOrThrow();
     expect(batch.file_name).toBe('mine.csv');
-    expect(batch.stored_file).toMatch(/^lockfiles\/\d{4}-\d{2}-\d{2}T[\d-]+Z-mine\.csv$/);
+    // 128 random bits, then the name it was uploaded with: a name nobody guesses.
+    expect(batch.stored_file).toMatch(/^lockfiles\/[0-9a-f]{32}-mine\.csv$/);
     expect(filesUnder(dataDir)).toEqual([join('uploads', batch.stored_file ?? '')]);
     const link = await app.inject({
       url: `/api/v2/uploads/${batch.stored_file}`,

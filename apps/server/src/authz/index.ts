@@ -18,6 +18,7 @@ import { batches } from './resources/batches';
 import { collections } from './resources/collections';
 import { commands } from './resources/commands';
 import { devices } from './resources/devices';
+import { enrollment } from './resources/enrollment';
 import { keys } from './resources/keys';
 import { loans } from './resources/loans';
 import { payments } from './resources/payments';
@@ -37,6 +38,7 @@ const POLICIES = {
   webhooks,
   uploads,
   audit,
+  enrollment,
 };
 
 type Policies = typeof POLICIES;

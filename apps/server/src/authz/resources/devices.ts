@@ -1,4 +1,8 @@
-/** Devices: a retailer sees the devices registered for it; the lender every device. */
+/**
+ * Devices: a retailer sees the devices registered for it (and their registrations, commands, counts);
+ * the lender every device. The financed-IMEI list decides the Match_Status of every retailer's devices:
+ * only the lender changes it.
+ */
 import type { Principal } from '../../plugins/auth';
 import { sees, type Tenant, tenantScope } from '../tenancy';
 
@@ -9,4 +13,7 @@ export interface DeviceObject {
 export const devices = {
   scope: tenantScope,
   read: (p: Principal, device: DeviceObject) => sees(p, device.retailerPhone),
+  /** Approving or rejecting a re-registration of the device: an ADMIN or SUPERADMIN of its tenant. */
+  manage: (p: Principal, device: DeviceObject) => sees(p, device.retailerPhone) && p.userlevel !== 'USER',
+  importFinanced: (p: Principal, _list: 'financed') => p.retailerPhone === null,
 };

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { type AuditSearch, daysInZone } from '@lendlock/contract';
 import { type Kysely, type RawBuilder, sql } from 'kysely';
+import type { AuditScope } from '../../authz/resources/audit';
 import type { DB } from '../../db/types';
 import type { Principal } from '../../plugins/auth';
 import { dateTimeCells } from '../reports/export';
@@ -81,12 +82,6 @@ export function appendAuditRowsFrom(select: RawBuilder<unknown>): RawBuilder<unk
     FROM (${select}) AS s(actor_user_id, actor_key_id, actor, action, target, address, result, details)`;
 }
 
-/** A retailer user's view of the log: the rows about that retailer's devices, and their own actions. */
-export interface AuditScope {
-  retailerPhone: string;
-  userId: number;
-}
-
 /**
  * The audit log, searched by IMEI (target), user, action and date (whole days in `timeZone`, the
  * operator's), newest first in the JSON. Each filter has an index ending in `id` (migration 0018), so a
@@ -104,7 +99,8 @@ export function auditSource(
   db: Kysely<DB>,
   search: AuditSearch,
   timeZone: string,
-  scope?: AuditScope,
+  /** authz/resources/audit.ts: all (null), or one retailer's devices' rows and one user's actions. */
+  scope: AuditScope,
 ): AuditRowSource {
   const from = search.from ? daysInZone(search.from, search.from, timeZone).start : null;
   const to = search.to ? daysInZone(search.to, search.to, timeZone).end : null;

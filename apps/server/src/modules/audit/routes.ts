@@ -1,6 +1,5 @@
 import {
   type AuditRow,
-  type AuditSearch,
   auditBrand,
   auditExportFileName,
   auditFileName,
@@ -10,32 +9,21 @@ import {
   isAuditEmpty,
   MESSAGES,
 } from '@lendlock/contract';
-import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppContext } from '../../app';
 import { operatorTimeZone } from '../../lib/timeZone';
 import { requirePrincipal } from '../../plugins/auth';
-import { badRequest, notFound } from '../../plugins/errors';
+import { notFound } from '../../plugins/errors';
 import { auditReport } from '../devices/service';
 import { attachment, auditReportXlsx, streamXlsx } from '../reports/export';
-import { AUDIT_COUNT_CAP, type AuditScope, appendAudit, auditSource } from './repository';
+import { AUDIT_COUNT_CAP, appendAudit } from './repository';
+import { auditLog } from './service';
 
 /**
  * The SUPERADMIN's audit log search and export (append-only; the database refuses UPDATE and DELETE),
  * and the Audit Report By IMEI's xlsx download.
  */
 export function auditRoutes(ctx: AppContext): FastifyPluginAsyncZod {
-  const checkRange = (search: AuditSearch) => {
-    if (search.from && search.to && search.from > search.to)
-      throw badRequest('End date cannot be prior to start date.');
-  };
-  /** A retailer user reads only the rows about that retailer's devices, and their own actions. */
-  const scopeOf = (request: FastifyRequest): AuditScope | undefined => {
-    const principal = requirePrincipal(request);
-    return principal.retailerPhone
-      ? { retailerPhone: principal.retailerPhone, userId: principal.userId }
-      : undefined;
-  };
   return async (app) => {
     app.post(
       '/api/v2/audit/search',
@@ -48,9 +36,9 @@ export function auditRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         },
       },
       async (request) => {
-        checkRange(request.body);
         const timeZone = operatorTimeZone(ctx.config, request.body.timeZone);
-        const source = auditSource(ctx.db, request.body, timeZone, scopeOf(request));
+        // What the caller may read of the log (audit/service.ts): a retailer user, its own part.
+        const source = auditLog(ctx.db, requirePrincipal(request), request.body, timeZone);
         // The count stops at AUDIT_COUNT_CAP: a search never counts the whole log.
         const [rows, counted] = await Promise.all([
           source.page(request.body.offset, request.body.limit),
@@ -69,9 +57,8 @@ export function auditRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       '/api/v2/audit/export',
       { schema: { querystring: auditSearchSchema } },
       async (request, reply) => {
-        checkRange(request.query);
         const timeZone = operatorTimeZone(ctx.config, request.query.timeZone);
-        const source = auditSource(ctx.db, request.query, timeZone, scopeOf(request));
+        const source = auditLog(ctx.db, requirePrincipal(request), request.query, timeZone);
         const { stream, done } = streamXlsx(source, 'Audit log');
         done.catch((error: unknown) => request.log.error({ err: error }, 'audit export failed'));
         const name = auditExportFileName(request.query.from, request.query.to);

@@ -4,20 +4,28 @@
  * standing check a chunk makes under lock, and the client-run batches of the spec's browser loop.
  */
 import type { CommandInterface, UserLevel } from '@lendlock/contract';
-import { type Kysely, sql, type Transaction } from 'kysely';
+import { type Kysely, type RawBuilder, sql, type Transaction } from 'kysely';
+import type { BatchScope } from '../../authz/resources/batches';
+import type { TenantScope } from '../../authz/tenancy';
 import type { BatchItemRow, BatchRow, DB } from '../../db/types';
 
 type Db = Kysely<DB> | Transaction<DB>;
 
-export type BatchWithOwner = BatchRow & { owner_level: UserLevel | null };
+export type BatchWithOwner = BatchRow & {
+  owner_level: UserLevel | null;
+  owner_retailer_phone: string | null;
+};
 
-/** A batch with the current level of the user who started it (null: the system, or no such user). */
+/**
+ * A batch with the current level and tenant of the user who started it (null level: the system, or no
+ * such user; null tenant: the lender).
+ */
 export async function findBatchWithOwner(db: Db, id: number): Promise<BatchWithOwner | undefined> {
   return db
     .selectFrom('batches')
     .leftJoin('users', 'users.id', 'batches.user_id')
     .selectAll('batches')
-    .select('users.userlevel as owner_level')
+    .select(['users.userlevel as owner_level', 'users.retailer_phone as owner_retailer_phone'])
     .where('batches.id', '=', id)
     .executeTakeFirst();
 }
@@ -85,45 +93,42 @@ export async function countBatchItems(db: Db, batchId: number, selection: ItemSe
 }
 
 /**
- * Who may see which batches (authz/authority.ts, `mayControlBatchOf` and `mayUseCommand`, turned into a
- * query by the batch service): the reader's own, and those of owners of the given levels ('system' for a
- * batch without a user; a user whose level is unknown counts as SUPERADMIN, as `issuerLevel` says), of
- * the given raw commands only.
+ * A page of the batches of `visibility` (authz/resources/batches.ts `scope`: the reader's own, and those
+ * of owners of the given levels, 'system' for a batch without a user and a user whose level is unknown
+ * counting as SUPERADMIN, as `issuerLevel` says; of the given raw commands only) with an id below
+ * `before`, newest first, each with its owner's level and tenant.
  */
-export interface BatchVisibility {
-  userId: number;
-  ownerLevels: readonly string[];
-  commands: readonly string[];
-}
-
-/** A page of the visible batches with an id below `before`, newest first, each with its owner's level. */
 export async function listVisibleBatches(
   db: Db,
-  visibility: BatchVisibility,
+  visibility: BatchScope,
   page: { before?: number | undefined; limit: number; feature?: string | undefined },
 ): Promise<BatchWithOwner[]> {
   if (visibility.commands.length === 0) return [];
-  const ownerLevel = sql<string>`CASE WHEN batches.user_id IS NULL THEN 'system'
-    ELSE coalesce(users.userlevel, 'SUPERADMIN') END`;
   return db
     .selectFrom('batches')
     .leftJoin('users', 'users.id', 'batches.user_id')
     .selectAll('batches')
-    .select('users.userlevel as owner_level')
-    .where('batches.command', 'in', [...visibility.commands])
-    .where((eb) =>
-      visibility.ownerLevels.length === 0
-        ? eb('batches.user_id', '=', visibility.userId)
-        : eb.or([
-            eb('batches.user_id', '=', visibility.userId),
-            eb(ownerLevel, 'in', [...visibility.ownerLevels]),
-          ]),
-    )
+    .select(['users.userlevel as owner_level', 'users.retailer_phone as owner_retailer_phone'])
+    .where(inBatchScope(visibility, sql`users.userlevel`))
     .$if(page.before !== undefined, (q) => q.where('batches.id', '<', page.before ?? 0))
     .$if(page.feature !== undefined, (q) => q.where('batches.feature', '=', page.feature ?? ''))
     .orderBy('batches.id', 'desc')
     .limit(page.limit)
     .execute();
+}
+
+/**
+ * Whether a row of `batches` is in `scope` (authz/resources/batches.ts), as an SQL condition; `userLevel`
+ * is its owner's level (null without a user or for a user gone, which count as 'system' and SUPERADMIN).
+ */
+export function inBatchScope(scope: BatchScope, userLevel: RawBuilder<unknown>): RawBuilder<boolean> {
+  if (scope.commands.length === 0) return sql<boolean>`FALSE`;
+  const ownerLevel = sql`CASE WHEN batches.user_id IS NULL THEN 'system'
+    ELSE coalesce(${userLevel}::text, 'SUPERADMIN') END`;
+  const others =
+    scope.ownerLevels.length === 0 ? sql`FALSE` : sql`${ownerLevel} IN (${sql.join([...scope.ownerLevels])})`;
+  return sql<boolean>`(batches.command IN (${sql.join([...scope.commands])})
+    AND (batches.user_id = ${scope.userId} OR ${others}))`;
 }
 
 /** Pause: true when an incomplete batch was paused (a chunk under way finishes first). */
@@ -410,7 +415,7 @@ export async function insertChunkRows(
 }
 
 /**
- * Device action ALL's rows: every enrolled device not released (of one retailer, with `retailerPhone`),
+ * Device action ALL's rows: every enrolled device not released of the scope (one retailer's, or all),
  * in imei1 order, stored as the rows of batch `batchId` in chunks of `size`, in one statement. Returns
  * how many.
  */
@@ -418,14 +423,15 @@ export async function insertAllDevicesRows(
   db: Db,
   batchId: number,
   size: number,
-  retailerPhone: string | null,
+  scope: TenantScope,
 ): Promise<number> {
+  const { retailerPhone } = scope;
   const result = await sql<{ n: number }>`
     WITH v AS (
       SELECT imei1 AS imei, row_number() OVER (ORDER BY imei1)::int AS seq
       FROM devices
       WHERE claimstatus = 'ENROLLED' AND coalesce((desired_state->>'released')::boolean, false) = false
-        ${retailerPhone ? sql`AND retailer_phone = ${retailerPhone}` : sql``}
+        ${retailerPhone !== null ? sql`AND retailer_phone = ${retailerPhone}` : sql``}
     ), chunks AS (
       INSERT INTO batch_chunks (batch_id, first_seq, seqs, imeis)
       SELECT ${batchId}::bigint, min(seq), array_agg(seq ORDER BY seq), array_agg(imei ORDER BY seq)

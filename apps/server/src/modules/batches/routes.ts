@@ -22,8 +22,6 @@ import {
   notifyMessage,
   REPORT_TRUNCATION,
   resultsFileName,
-  type ScreenName,
-  screensOfCommand,
   statusMessageSchema,
   updateCommandRequestSchema,
   updateStatusRequestSchema,
@@ -33,18 +31,12 @@ import {
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppContext } from '../../app';
-import { hasPermission, type Principal, requirePrincipal } from '../../plugins/auth';
+import { type Principal, requirePrincipal } from '../../plugins/auth';
 import { AppError, badRequest, forbidden } from '../../plugins/errors';
 import { appendAudit } from '../audit/repository';
 import { attachment } from '../reports/export';
 import { toBatchListItem, toBatchProgress, toBatchResult } from './mapper';
-import {
-  findClientBatch,
-  findCurrentBatch,
-  insertClientBatch,
-  listBatchItems,
-  updateClientBatch,
-} from './repository';
+import { findClientBatch, insertClientBatch, listBatchItems, updateClientBatch } from './repository';
 import { itemSelection, resultsCsvStream, selectionTotal } from './results';
 import type { BatchRowInput } from './service';
 import { type ReceivedUpload, readStored, receiveUpload, UPLOAD_MESSAGES } from './upload';
@@ -56,16 +48,6 @@ export const BATCH_MESSAGES = {
   userMismatch: 'The user field must name the signed-in user.',
   unknownStatusOf: (statusOf: string) => `Unknown statusOf: ${statusOf.slice(0, 64)}`,
 } as const;
-
-/** The screens whose permission lets a principal run a definition's batch (bulkGreyCopy serves two). */
-function screensFor(definition: CommandDefinition): ScreenName[] {
-  return screensOfCommand(definition.raw);
-}
-
-function assertMay(principal: Principal, definition: CommandDefinition): void {
-  if (!screensFor(definition).some((screen) => hasPermission(principal, screen)))
-    throw forbidden(MESSAGES.unauthorised);
-}
 
 function assertUser(principal: Principal, user: string | undefined): void {
   if (user && user.trim().toLowerCase() !== principal.email.toLowerCase())
@@ -107,7 +89,7 @@ async function validateUpload(definition: CommandDefinition, path: string, today
 export function batchRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   const { batches } = ctx;
 
-  // The batch's owner or a strictly higher level, with its command's permission (authz/authority.ts).
+  // The batch's owner or a strictly higher level, with its command's permission (authz/resources/batches.ts).
   const ownBatch = (request: FastifyRequest, batchId: number) =>
     batches.authorised(batchId, requirePrincipal(request));
 
@@ -118,7 +100,7 @@ export function batchRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         { schema: { response: { 200: bulkUploadResponseSchema } } },
         async (request) => {
           const principal = requirePrincipal(request);
-          assertMay(principal, definition);
+          batches.assertMayStart(principal, definition.raw);
           const feature = definition.statusOf ?? definition.screen;
           const fields: Record<string, string> = {};
           // The file waits in DATA_DIR/incoming until its batch is accepted; any refusal deletes it.
@@ -216,8 +198,7 @@ export function batchRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       '/api/v2/batch/current',
       { schema: { body: currentBatchRequestSchema, response: { 200: currentBatchResponseSchema } } },
       async (request) => {
-        const principal = requirePrincipal(request);
-        const batch = await findCurrentBatch(ctx.db, request.body.statusOf, principal.userId);
+        const batch = await batches.current(requirePrincipal(request), request.body.statusOf);
         return { status: 'success' as const, batch: batch ? toBatchProgress(batch) : null };
       },
     );
@@ -304,7 +285,7 @@ export function batchRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         assertUser(principal, body.user);
         const definition = commandForAction(body.action);
         if (!definition) throw badRequest(`Unknown action: ${body.action}`);
-        assertMay(principal, definition);
+        batches.assertMayStart(principal, definition.raw);
         const options: CommandOptions = {};
         const level = body.grade ?? body.level;
         if (definition.raw === 'GREYAPP' && level) options.level = level;
@@ -343,7 +324,7 @@ export function batchRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         // The history row belongs to the screen its statusOf names: its permission, like the batch itself.
         const definition = commandForStatusOf(body.statusOf);
         if (!definition) throw badRequest(BATCH_MESSAGES.unknownStatusOf(body.statusOf));
-        assertMay(principal, definition);
+        batches.assertMayStart(principal, definition.raw);
         const complete = body.isComplete === 'complete';
         const lastImei = body.lastimei || null;
         const existing = await findClientBatch(ctx.db, body.statusOf, body.fileName, principal.userId);
@@ -385,7 +366,7 @@ export function batchRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         assertUser(principal, request.body.user);
         const definition = commandForAction(request.body.action);
         if (!definition) throw badRequest(`Unknown action: ${request.body.action}`);
-        assertMay(principal, definition);
+        batches.assertMayStart(principal, definition.raw);
         const imeis = request.body.imeilist
           .split(',')
           .map((s) => s.trim())

@@ -10,16 +10,12 @@
 
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import {
-  type CommandInterface,
-  type CommandOptions,
-  MESSAGES,
-  RAW_COMMANDS,
-  type RawCommand,
-} from '@lendlock/contract';
+import { type CommandInterface, type CommandOptions, MESSAGES, type RawCommand } from '@lendlock/contract';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely, Transaction } from 'kysely';
-import { type IssuerLevel, issuerLevel, mayControlBatchOf, mayUseCommand } from '../../authz/authority';
+import { authorize, may, scopeFor } from '../../authz';
+import { issuerLevel } from '../../authz/issuer';
+import type { BatchObject } from '../../authz/resources/batches';
 import { asSystem } from '../../db/tenant';
 import { inTransaction } from '../../db/transaction';
 import type { BatchRow, DB } from '../../db/types';
@@ -35,6 +31,7 @@ import {
   discardBatch,
   findBatch,
   findBatchWithOwner,
+  findCurrentBatch,
   insertAllDevicesRows,
   insertBatch,
   insertChunkRows,
@@ -109,6 +106,7 @@ export const BATCH_PAUSE_REASONS = {
 } as const;
 
 export const BATCH_AUTHORITY_MESSAGES = {
+  noSuchBatch: 'No such batch',
   notYours: 'This batch belongs to another user: only its owner or a higher level can see or control it.',
 } as const;
 
@@ -116,28 +114,26 @@ export type BatchControl = 'pause' | 'resume' | 'cancel';
 
 const ownerLevel = (batch: BatchWithOwner) => issuerLevel(batch.user_id, batch.owner_level);
 
-/** Why `actor` may not read or steer `batch`, or null. */
-function batchRefusal(actor: Principal, batch: BatchWithOwner): AppError | null {
-  if (!mayUseCommand(actor, batch.command)) return forbidden(MESSAGES.unauthorised);
-  if (!mayControlBatchOf(actor, { userId: batch.user_id, level: ownerLevel(batch) }))
-    return forbidden(BATCH_AUTHORITY_MESSAGES.notYours);
-  return null;
+/** What the batch policy decides on (authz/resources/batches.ts). */
+export function batchObject(
+  batch: Pick<BatchWithOwner, 'command' | 'user_id' | 'owner_level' | 'owner_retailer_phone'>,
+): BatchObject {
+  return {
+    raw: batch.command,
+    owner: { userId: batch.user_id, level: batch.owner_level, retailerPhone: batch.owner_retailer_phone },
+  };
 }
 
-/** Every level a batch's owner may have ('system': a batch started by no user). */
-const OWNER_LEVELS: readonly IssuerLevel[] = ['USER', 'ADMIN', 'SUPERADMIN', 'system'];
-
 /**
- * The batches `actor` may read, as a query (BatchService.list): their own, and those of owners of the
- * levels `mayControlBatchOf` lets them read (asked level by level of an owner who is someone else), of
- * the raw commands whose screen they may use (`mayUseCommand`).
+ * Why `actor` may not `action` `batch` (authz/resources/batches.ts), or null: another tenant's batch is
+ * unknown, as one that does not exist; without its command's permission, unauthorised; else it is
+ * another's.
  */
-function visibilityOf(actor: Principal) {
-  return {
-    userId: actor.userId,
-    ownerLevels: OWNER_LEVELS.filter((level) => mayControlBatchOf(actor, { userId: null, level })),
-    commands: RAW_COMMANDS.filter((raw) => mayUseCommand(actor, raw)),
-  };
+function batchRefusal(actor: Principal, action: 'read' | 'control', object: BatchObject): AppError | null {
+  if (may(actor, 'batches', action, object)) return null;
+  if (!may(actor, 'batches', 'see', object)) return notFound(BATCH_AUTHORITY_MESSAGES.noSuchBatch);
+  if (!may(actor, 'batches', 'use', object)) return forbidden(MESSAGES.unauthorised);
+  return forbidden(BATCH_AUTHORITY_MESSAGES.notYours);
 }
 
 /**
@@ -245,6 +241,9 @@ export class BatchService {
     address?: string;
   }): Promise<{ batchId: number; total: number }> {
     const { actor } = request;
+    this.assertMayStart(actor, request.command);
+    // The devices the principal may reach: a retailer's user, its retailer's only.
+    const devices = scopeFor(actor, 'devices');
     const options = request.options ?? {};
     const created = await inTransaction(this.options.db, async (trx) => {
       const id = await insertBatch(trx, {
@@ -262,7 +261,7 @@ export class BatchService {
         invalid: 0,
       });
       const size = this.options.chunkSize ?? MAX_CHUNK_SIZE;
-      const total = await insertAllDevicesRows(trx, id, size, actor.retailerPhone ?? null);
+      const total = await insertAllDevicesRows(trx, id, size, devices);
       await releaseBatch(trx, id, { total });
       await appendAudit(trx, {
         actor,
@@ -278,22 +277,37 @@ export class BatchService {
     return created;
   }
 
-  async get(id: number): Promise<BatchRow> {
+  private async get(id: number): Promise<BatchRow> {
     const batch = await findBatch(this.options.db, id);
-    if (!batch) throw notFound('No such batch');
+    if (!batch) throw notFound(BATCH_AUTHORITY_MESSAGES.noSuchBatch);
     return batch;
   }
 
+  /** Starting a batch of `command` (or a per-IMEI call of the spec's browser loop): its screen's permission. */
+  assertMayStart(actor: Principal, command: RawCommand): void {
+    authorize(actor, 'batches', 'use', { raw: command }, () => forbidden(MESSAGES.unauthorised));
+  }
+
   /**
-   * A batch the principal may read or steer (authz/authority.ts): the permission of its command's
-   * screen, and its owner or a strictly higher level. Refused with 403 and a clear message.
+   * A batch the principal may read (authz/resources/batches.ts `read`): the permission of its command's
+   * screen, and its owner or a strictly higher level. Refused with 403 and a clear message; another
+   * tenant's batch is 'No such batch', as one that does not exist.
    */
   async authorised(id: number, actor: Principal): Promise<BatchWithOwner> {
     const batch = await findBatchWithOwner(this.options.db, id);
-    if (!batch) throw notFound('No such batch');
-    const refusal = batchRefusal(actor, batch);
+    if (!batch) throw notFound(BATCH_AUTHORITY_MESSAGES.noSuchBatch);
+    const refusal = batchRefusal(actor, 'read', batchObject(batch));
     if (refusal) throw refusal;
     return batch;
+  }
+
+  /** The user's latest incomplete batch of a feature (the resume card), if it may still read it. */
+  async current(actor: Principal, feature: string): Promise<BatchRow | null> {
+    const { userId } = scopeFor(actor, 'batches');
+    const batch = await findCurrentBatch(this.options.db, feature, userId);
+    if (!batch) return null;
+    const owner = { userId, level: actor.userlevel, retailerPhone: actor.retailerPhone };
+    return may(actor, 'batches', 'read', { raw: batch.command, owner }) ? batch : null;
   }
 
   /**
@@ -305,14 +319,14 @@ export class BatchService {
     actor: Principal,
     page: { before?: number | undefined; limit: number; statusOf?: string | undefined },
   ): Promise<{ items: BatchWithOwner[]; next: number | null }> {
-    const rows = await listVisibleBatches(this.options.db, visibilityOf(actor), {
+    const rows = await listVisibleBatches(this.options.db, scopeFor(actor, 'batches'), {
       before: page.before,
       limit: page.limit,
       feature: page.statusOf,
     });
     const last = rows.at(-1);
     return {
-      items: rows.filter((batch) => batchRefusal(actor, batch) === null),
+      items: rows.filter((batch) => may(actor, 'batches', 'read', batchObject(batch))),
       next: rows.length === page.limit && last ? Number(last.id) : null,
     };
   }
@@ -324,7 +338,10 @@ export class BatchService {
   async control(action: BatchControl, id: number, actor: Principal, address: string): Promise<BatchRow> {
     const { db } = this.options;
     const batch = await findBatchWithOwner(db, id);
-    if (!batch) throw notFound('No such batch');
+    if (!batch) throw notFound(BATCH_AUTHORITY_MESSAGES.noSuchBatch);
+    // Another tenant's batch is unknown: nothing is audited about it for this caller.
+    if (!may(actor, 'batches', 'see', batchObject(batch)))
+      throw notFound(BATCH_AUTHORITY_MESSAGES.noSuchBatch);
     const audit = (into: Kysely<DB>, result: string, extra: Record<string, unknown> = {}) =>
       appendAudit(into, {
         actor,
@@ -345,7 +362,7 @@ export class BatchService {
           ...extra,
         },
       });
-    const refusal = batchRefusal(actor, batch);
+    const refusal = batchRefusal(actor, 'control', batchObject(batch));
     if (refusal) {
       await audit(db, 'refused', { reason: refusal.message });
       throw refusal;

@@ -37,7 +37,10 @@ export interface ReceivedUpload {
   /** The file while it waits, under DATA_DIR/incoming. */
   path: string;
   bytes: number;
-  /** Moves the file to DATA_DIR/uploads/<feature>/<time>-<name>, where the history links to it. */
+  /**
+   * Moves the file to DATA_DIR/uploads/<feature>/<random>-<name>, where the history links to it: 128
+   * random bits that nobody can guess (the link is served only to who may read the batch, too).
+   */
   keep(feature: string): StoredUpload;
   /** Deletes the file wherever it is (waiting or kept); safe to call more than once. */
   discard(): void;
@@ -99,10 +102,9 @@ export async function receiveUpload(file: MultipartFile, dataDir: string): Promi
     keep(feature) {
       const dir = join(dataDir, 'uploads', feature);
       mkdirSync(dir, { recursive: true });
-      const time = new Date().toISOString().replace(/[:.]/g, '-');
-      const name = safeName(file.filename);
-      let stored = `${time}-${name}`;
-      for (let n = 1; existsSync(join(dir, stored)); n++) stored = `${time}-${n}-${name}`;
+      const name = safeName(file.filename).slice(-100);
+      let stored = `${randomBytes(16).toString('hex')}-${name}`;
+      while (existsSync(join(dir, stored))) stored = `${randomBytes(16).toString('hex')}-${name}`;
       const kept = join(dir, stored);
       renameSync(path, kept);
       path = kept;

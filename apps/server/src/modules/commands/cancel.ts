@@ -1,6 +1,6 @@
 /**
  * Cancel: a command not yet sent (QUEUED) is cancelled by a principal with authority over it
- * (authz/authority.ts), and the desired state of its key falls back to what still stands on it.
+ * (authz/resources/commands.ts `cancel`), and the desired state of its key falls back to what still stands on it.
  */
 
 import {
@@ -11,7 +11,8 @@ import {
   stateKeyOf,
 } from '@lendlock/contract';
 import type { Kysely, Transaction } from 'kysely';
-import { issuerLevel, mayCancelIssuedBy, mayUseCommand } from '../../authz/authority';
+import { may } from '../../authz';
+import { issuerLevel } from '../../authz/issuer';
 import { inTransaction } from '../../db/transaction';
 import type { DB } from '../../db/types';
 import type { Principal } from '../../plugins/auth';
@@ -63,8 +64,13 @@ export async function cancelCommand(
   const command = await findCommandWithIssuer(db, transactionId);
   if (!command) throw notFound(COMMAND_MESSAGES.noSuchCommand);
   const device = await findDevice(db, command.imei1);
-  if (actor.retailerPhone && device?.retailer_phone !== actor.retailerPhone)
-    throw notFound(COMMAND_MESSAGES.noSuchCommand);
+  const object = {
+    retailerPhone: device?.retailer_phone ?? null,
+    raw: command.command,
+    issuer: { userId: command.user_id, level: command.issuer_level },
+  };
+  // A command the caller may not see is unknown to it, as an id that names nothing.
+  if (!may(actor, 'commands', 'read', object)) throw notFound(COMMAND_MESSAGES.noSuchCommand);
   const issuer = issuerLevel(command.user_id, command.issuer_level);
   const audit = (result: string, reason?: string, into: Kysely<DB> = db) =>
     appendAudit(into, {
@@ -81,9 +87,9 @@ export async function cancelCommand(
         ...(reason ? { reason } : {}),
       },
     });
-  const refusal = !mayUseCommand(actor, command.command)
+  const refusal = !may(actor, 'commands', 'use', object)
     ? forbidden(MESSAGES.unauthorised)
-    : !mayCancelIssuedBy(actor, issuer)
+    : !may(actor, 'commands', 'cancel', object)
       ? forbidden(COMMAND_MESSAGES.higherLevel)
       : null;
   if (refusal) {

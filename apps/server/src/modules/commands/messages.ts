@@ -10,4 +10,5 @@ export const COMMAND_MESSAGES = {
   cancelled: 'Command cancelled',
   noSuchCommand: 'No such command',
   higherLevel: 'You cannot cancel a command issued by a higher level.',
+  notYourRetailer: 'You can act only on your own retailer devices.',
 } as const;

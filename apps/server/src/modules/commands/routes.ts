@@ -25,29 +25,24 @@ import {
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppContext } from '../../app';
 import { PRIORITY_SINGLE } from '../../db/priority';
-import { hasPermission, type Principal, requirePrincipal } from '../../plugins/auth';
-import { badRequest, forbidden, notFound } from '../../plugins/errors';
+import { type Principal, requirePrincipal } from '../../plugins/auth';
+import { badRequest, forbidden } from '../../plugins/errors';
 import { toExecutedCommandRow } from '../devices/mapper';
-import { findDevice } from '../devices/repository';
 import { COMMAND_MESSAGES } from './messages';
-import { countBatchCommandsByStatus, findCommand } from './repository';
+import { countBatchCommandsByStatus } from './repository';
 
 export const COMMAND_ROUTE_MESSAGES = {
   userMismatch: 'The user field must name the signed-in user.',
   unknownAction: (action: string) => `Unknown action: ${action}`,
   messageRequired: 'A notification needs its message and caseType (Pre, Due or Post).',
   unknownClient: 'Unknown client code',
-  notYourRetailer: 'You can act only on your own retailer devices.',
+  notYourRetailer: COMMAND_MESSAGES.notYourRetailer,
 } as const;
 
 /** The console still sends `user`; the server acts as the authenticated identity and refuses another name. */
 function assertUser(principal: Principal, user: string | undefined): void {
   if (user && user.trim().toLowerCase() !== principal.email.toLowerCase())
     throw forbidden(COMMAND_ROUTE_MESSAGES.userMismatch);
-}
-
-function assertCommandPermission(principal: Principal, ...screens: ScreenName[]): void {
-  if (!screens.some((screen) => hasPermission(principal, screen))) throw forbidden(MESSAGES.unauthorised);
 }
 
 /** Commands from the console are interface S, from an integrator key A (batches are B). */
@@ -65,11 +60,8 @@ export function commandRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         const definition: CommandDefinition | undefined = commandForAction(body.action);
         if (!definition) throw badRequest(COMMAND_ROUTE_MESSAGES.unknownAction(body.action));
         const graded = definition.raw === 'GREYAPP' && body.level !== undefined;
-        assertCommandPermission(
-          principal,
-          definition.screen,
-          ...(graded ? (['gradeDisableApp'] as const) : []),
-        );
+        // The permission of its screen (or of Graded Disable App), decided by the command service.
+        const screens: ScreenName[] = graded ? [definition.screen, 'gradeDisableApp'] : [definition.screen];
         const options: CommandOptions = {};
         if (definition.raw === 'GREYAPP' && body.level) options.level = body.level;
         if (definition.raw === 'NOTIFY') {
@@ -80,12 +72,11 @@ export function commandRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         let message: string = graded
           ? ' Graded Disable Apps initiated  successfully.'
           : definition.successMessage;
+        let forRetailer: string | undefined;
         if (body.clientof !== undefined || body.retailerNumber !== undefined) {
-          // The dynamic action table of a retailer user.
+          // The dynamic action table of a retailer user (its own retailer: the command service decides).
           if (body.clientof !== ctx.config.clientCode) throw forbidden(COMMAND_ROUTE_MESSAGES.unknownClient);
-          if (!principal.retailerPhone || body.retailerNumber !== principal.retailerPhone) {
-            throw forbidden(COMMAND_ROUTE_MESSAGES.notYourRetailer);
-          }
+          forRetailer = body.retailerNumber ?? '';
           const label =
             DYNAMIC_ACTIONS.find((a) => a.action === body.action)?.label ?? definition.displayName;
           message = dynamicActionSuccess(label);
@@ -98,6 +89,8 @@ export function commandRoutes(ctx: AppContext): FastifyPluginAsyncZod {
           actor: principal,
           priority: PRIORITY_SINGLE,
           address: request.ip,
+          screens,
+          ...(forRetailer !== undefined ? { forRetailer } : {}),
         });
         return { status: 'success' as const, message, transactionId: issued.transactionId };
       },
@@ -170,18 +163,12 @@ export function commandRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     );
 
     // ---- Following a command after sending it, and the pending ones of a device ----
-    const visible = async (principal: Principal, imei1: string) => {
-      if (!principal.retailerPhone) return true;
-      return (await findDevice(ctx.db, imei1))?.retailer_phone === principal.retailerPhone;
-    };
-
+    // Another's command, or one the caller may not see, is unknown (authz/resources/commands.ts `read`).
     app.post(
       '/api/v2/commandStatus',
       { schema: { body: commandStatusRequestSchema, response: { 200: commandStatusResponseSchema } } },
       async (request) => {
-        const command = await findCommand(ctx.db, request.body.transactionId);
-        if (!command || !(await visible(requirePrincipal(request), command.imei1)))
-          throw notFound(COMMAND_MESSAGES.noSuchCommand);
+        const command = await ctx.commands.status(requirePrincipal(request), request.body.transactionId);
         return {
           status: 'success' as const,
           command: {
@@ -211,14 +198,8 @@ export function commandRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       '/api/v2/pendingCommands',
       { schema: { body: pendingCommandsRequestSchema, response: { 200: pendingCommandsResponseSchema } } },
       async (request) => {
-        const actor = requirePrincipal(request);
-        const device = await findDevice(ctx.db, request.body.imei);
-        if (!device || !(await visible(actor, device.imei1)))
-          return { status: 'success' as const, items: [] };
-        return {
-          status: 'success' as const,
-          items: (await ctx.commands.pending(device.imei1)).map(toExecutedCommandRow),
-        };
+        const items = await ctx.commands.pending(requirePrincipal(request), request.body.imei);
+        return { status: 'success' as const, items: items.map(toExecutedCommandRow) };
       },
     );
 

@@ -17,17 +17,22 @@ import {
   type CommandOptions,
   type CommandStatus,
   commandKind,
+  MESSAGES,
   type RawCommand,
+  type ScreenName,
   type StateMessage,
+  screensOfCommand,
 } from '@lendlock/contract';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
+import { authorize, may, scopeFor } from '../../authz';
+import type { TenantScope } from '../../authz/tenancy';
 import { PRIORITY_BULK, PRIORITY_RECONCILE } from '../../db/priority';
 import { currentTenant, withTenant } from '../../db/tenant';
 import { inTransaction } from '../../db/transaction';
 import type { CommandRow, DB } from '../../db/types';
 import type { Principal } from '../../plugins/auth';
-import { AppError } from '../../plugins/errors';
+import { AppError, forbidden, notFound } from '../../plugins/errors';
 import type { Gateway } from '../devices/gateway';
 import { DeviceInbox, type ReconcileCommand } from '../devices/inbox';
 import { findDevice } from '../devices/repository';
@@ -36,7 +41,7 @@ import { cancelCommand } from './cancel';
 import { Dispatcher, type Publishable } from './dispatch';
 import { type CommandOutcome, type CommandRequest, type Refusal, recordCommandSet } from './issue';
 import { COMMAND_MESSAGES } from './messages';
-import { pendingCommands } from './repository';
+import { findCommandWithIssuer, pendingCommands } from './repository';
 
 export { COMMAND_MESSAGES } from './messages';
 
@@ -53,6 +58,15 @@ export interface IssueRequest {
   address?: string;
   /** Batch items are audited once per batch. */
   audit?: boolean;
+  /** The screens whose permission admits it (by default those of its command; Graded Disable App: two). */
+  screens?: readonly ScreenName[];
+  /** The dynamic action table of a retailer's user: the retailer it names (it must be the user's own). */
+  forRetailer?: string;
+}
+
+/** An issue request as decided: the devices its principal's commands may reach. */
+interface ScopedRequest extends IssueRequest {
+  scope: TenantScope;
 }
 
 export interface Issued {
@@ -78,7 +92,7 @@ const GROUP_MAX = 200;
 const GROUPS_IN_FLIGHT = 2;
 
 interface WaitingIssue {
-  request: IssueRequest;
+  request: ScopedRequest;
   /** The tenant of the request that issued it (db/tenant.ts): a group is recorded as its tenant. */
   tenant: string;
   resolve(issued: Issued): void;
@@ -92,15 +106,18 @@ interface WaitingIssue {
  * no device is registered with the IMEI reveals nothing. ('single only' cannot happen for a single
  * command.)
  */
-function refusalError(refusal: Refusal | 'busy', actor: Principal | null): AppError {
+function refusalError(refusal: Refusal | 'busy', scope: TenantScope): AppError {
   if (refusal === 'released') return new AppError(409, 'CONFLICT', COMMAND_MESSAGES.released);
   if (refusal === 'de-enrolled') return new AppError(409, 'CONFLICT', COMMAND_MESSAGES.deenrolled);
-  const scoped = Boolean(actor?.retailerPhone);
+  const scoped = scope.retailerPhone !== null;
   return new AppError(404, 'NOT_FOUND', scoped ? COMMAND_MESSAGES.notFound : COMMAND_MESSAGES.notRegistered);
 }
 
+/** The system's commands (the reconcile) reach every device. */
+const SYSTEM_SCOPE: TenantScope = { retailerPhone: null };
+
 /** The request `recordCommandSet` takes for a single command. */
-export function commandRequestOf(request: IssueRequest): CommandRequest {
+function commandRequestOf(request: IssueRequest, scope: TenantScope): CommandRequest {
   const actor = request.actor;
   return {
     imei: request.imei,
@@ -109,7 +126,7 @@ export function commandRequestOf(request: IssueRequest): CommandRequest {
     iface: request.iface,
     priority: request.priority ?? PRIORITY_BULK,
     issuer: { label: actor?.email ?? 'system', userId: actor?.userId ?? null, keyId: actor?.keyId ?? null },
-    retailerPhone: actor?.retailerPhone ?? null,
+    retailerPhone: scope.retailerPhone,
     batchId: request.batchId ?? null,
     audit: request.audit === false ? null : { address: request.address ?? null },
   };
@@ -173,12 +190,29 @@ export class CommandService {
    * on its own instead, waiting for its device; so is one whose group failed.
    */
   async issue(request: IssueRequest): Promise<Issued> {
+    const scoped = this.decide(request);
     if (this.options.db.isTransaction || commandKind(request.command) === 'server')
-      return this.issueAlone(request);
+      return this.issueAlone(scoped);
     return new Promise<Issued>((resolve, reject) => {
-      this.waiting.push({ request, tenant: currentTenant(), resolve, reject });
+      this.waiting.push({ request: scoped, tenant: currentTenant(), resolve, reject });
       this.startGroups();
     });
+  }
+
+  /**
+   * A principal's command: the permission of its screen, the retailer of the dynamic action table, and
+   * the devices it may reach (another tenant's device is not found). The system's reaches every device.
+   */
+  private decide(request: IssueRequest): ScopedRequest {
+    const { actor } = request;
+    if (!actor) return { ...request, scope: SYSTEM_SCOPE };
+    const screens = request.screens ?? screensOfCommand(request.command);
+    authorize(actor, 'commands', 'issue', { screens }, () => forbidden(MESSAGES.unauthorised));
+    if (request.forRetailer !== undefined)
+      authorize(actor, 'commands', 'actForRetailer', { retailerPhone: request.forRetailer }, () =>
+        forbidden(COMMAND_MESSAGES.notYourRetailer),
+      );
+    return { ...request, scope: scopeFor(actor, 'commands') };
   }
 
   private startGroups(): void {
@@ -199,7 +233,7 @@ export class CommandService {
   }
 
   private async issueGroup(group: readonly WaitingIssue[]): Promise<void> {
-    const requests = group.map((w) => commandRequestOf(w.request));
+    const requests = group.map((w) => commandRequestOf(w.request, w.request.scope));
     let outcomes: CommandOutcome[];
     try {
       outcomes = await inTransaction(this.options.db, (trx) =>
@@ -219,22 +253,22 @@ export class CommandService {
       if (outcome.recorded)
         waiting.resolve({ transactionId: outcome.transactionId, imei1: outcome.imei1, status: 'QUEUED' });
       else if (outcome.refusal === 'busy') alone.push(waiting);
-      else waiting.reject(refusalError(outcome.refusal, waiting.request.actor));
+      else waiting.reject(refusalError(outcome.refusal, waiting.request.scope));
     }
     await Promise.all(alone.map((w) => this.issueAlone(w.request).then(w.resolve, w.reject)));
   }
 
   /** One command in a transaction of its own (or the caller's), waiting for its device. */
-  private async issueAlone(request: IssueRequest): Promise<Issued> {
+  private async issueAlone(request: ScopedRequest): Promise<Issued> {
     const { db } = this.options;
     // With a transaction of its own, a command for an online device is recorded as SENT and published
     // after commit; in a caller's transaction, the dispatch after commit is the caller's.
     const ownTransaction = !db.isTransaction;
-    const requests = [commandRequestOf(request)];
+    const requests = [commandRequestOf(request, request.scope)];
     const [outcome] = await inTransaction(db, (trx) =>
       recordCommandSet(trx, requests, this.recordOptions(ownTransaction)),
     );
-    if (!outcome?.recorded) throw refusalError(outcome?.refusal ?? 'not registered', request.actor);
+    if (!outcome?.recorded) throw refusalError(outcome?.refusal ?? 'not registered', request.scope);
     if (ownTransaction) {
       this.afterCommit([outcome], requests);
       // A command the server carries out itself (FORMATTEDDEVICE) de-enrolled the device: its credential went.
@@ -254,14 +288,17 @@ export class CommandService {
   private async issueReconcile(commands: readonly ReconcileCommand[]): Promise<void> {
     const requests = commands.map(
       (c): CommandRequest => ({
-        ...commandRequestOf({
-          imei: c.imei,
-          command: c.command.command,
-          options: c.command.options,
-          iface: 'S',
-          actor: null,
-          priority: PRIORITY_RECONCILE,
-        }),
+        ...commandRequestOf(
+          {
+            imei: c.imei,
+            command: c.command.command,
+            options: c.command.options,
+            iface: 'S',
+            actor: null,
+            priority: PRIORITY_RECONCILE,
+          },
+          SYSTEM_SCOPE,
+        ),
         restores: c.cause,
       }),
     );
@@ -334,9 +371,29 @@ export class CommandService {
     return cancelCommand(this.options.db, transactionId, actor, address, this.events);
   }
 
-  async pending(imei: string): Promise<CommandRow[]> {
+  /**
+   * A command's status by transaction id, for who may see it (authz/resources/commands.ts `read`);
+   * anyone else hears it is unknown, exactly as for an id that names nothing.
+   */
+  async status(actor: Principal, transactionId: string): Promise<CommandRow> {
+    const { db } = this.options;
+    const command = await findCommandWithIssuer(db, transactionId);
+    const device = command ? await findDevice(db, command.imei1) : undefined;
+    const object = command && {
+      retailerPhone: device?.retailer_phone ?? null,
+      raw: command.command,
+      issuer: { userId: command.user_id, level: command.issuer_level },
+    };
+    if (!command || !object || !may(actor, 'commands', 'read', object))
+      throw notFound(COMMAND_MESSAGES.noSuchCommand);
+    return command;
+  }
+
+  /** The pending commands of a device `actor` may see (none for a device it may not). */
+  async pending(actor: Principal, imei: string): Promise<CommandRow[]> {
     const device = await findDevice(this.options.db, imei);
-    return device ? pendingCommands(this.options.db, device.imei1) : [];
+    if (!device || !may(actor, 'devices', 'read', { retailerPhone: device.retailer_phone })) return [];
+    return pendingCommands(this.options.db, device.imei1);
   }
 
   private track(promise: Promise<unknown>): void {

@@ -7,6 +7,7 @@
  */
 import type { Readable } from 'node:stream';
 import { MESSAGES, parseCsvRows } from '@lendlock/contract';
+import { authorize } from '../../authz';
 import type { Principal } from '../../plugins/auth';
 import { AppError, badRequest, forbidden } from '../../plugins/errors';
 import { UPLOAD_MESSAGES } from '../batches/upload';
@@ -23,7 +24,7 @@ export const FINANCED_MESSAGES = {
  * user with a retailer phone may not import.
  */
 export function assertMayImportFinanced(actor: Principal): void {
-  if (actor.retailerPhone) throw forbidden(FINANCED_MESSAGES.retailer);
+  authorize(actor, 'devices', 'importFinanced', 'financed', () => forbidden(FINANCED_MESSAGES.retailer));
 }
 
 const IMEI = /^\d{15}$/;

@@ -10,6 +10,7 @@ import {
   type ReregistrationRequest,
 } from '@lendlock/contract';
 import type { Kysely } from 'kysely';
+import { may } from '../../authz';
 import type { DB } from '../../db/types';
 import type { Principal } from '../../plugins/auth';
 import { conflict, forbidden, notFound } from '../../plugins/errors';
@@ -30,7 +31,7 @@ export async function deviceIdentity(
   imei: string,
 ): Promise<DeviceIdentity> {
   const device = await findDevice(db, imei);
-  if (!device || (actor.retailerPhone && device.retailer_phone !== actor.retailerPhone))
+  if (!device || !may(actor, 'devices', 'read', { retailerPhone: device.retailer_phone }))
     throw notFound(MESSAGES.noResults);
   const requests = await reregistrationRequests(db, device.imei1);
   return {
@@ -66,11 +67,12 @@ export async function decideReregistration(
   body: { id: number; decision: 'approve' | 'reject' },
   context: { address: string; windowMs: number },
 ): Promise<{ status: 'success'; message: string }> {
-  if (actor.userlevel === 'USER')
-    throw forbidden('Only an ADMIN or SUPERADMIN decides a registration request.');
   const request = await findReregistrationRequest(db, body.id);
-  if (!request || (actor.retailerPhone && request.retailer_phone !== actor.retailerPhone))
-    throw notFound(MESSAGES.noResults);
+  const device = request && { retailerPhone: request.retailer_phone };
+  // Another tenant's device's request is unknown, as one that does not exist.
+  if (!request || !device || !may(actor, 'devices', 'read', device)) throw notFound(MESSAGES.noResults);
+  if (!may(actor, 'devices', 'manage', device))
+    throw forbidden('Only an ADMIN or SUPERADMIN decides a registration request.');
   const decided = await decide(db, body.id, {
     status: body.decision === 'approve' ? 'APPROVED' : 'REJECTED',
     by: actor.email,

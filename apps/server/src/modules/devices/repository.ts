@@ -1,5 +1,6 @@
 import { type DeviceState, INITIAL_DEVICE_STATE } from '@lendlock/contract';
 import { type Insertable, type Kysely, sql, type Transaction, type Updateable } from 'kysely';
+import type { TenantScope } from '../../authz/tenancy';
 import { precompiled } from '../../db/precompiled';
 import type { DB, DesiredCause, DeviceRow, RegistrationStatus } from '../../db/types';
 import { REGISTRATION_COLUMNS } from './mapper';
@@ -431,13 +432,14 @@ export async function findReregistrationRequest(db: Db, id: number) {
 /**
  * The dashboard's charts of the last 30 days: registrations per day, commands by status, devices online.
  * `days`: the operator's days (YYYY-MM-DD) and the UTC instants [start, end) each spans in their zone.
- * With a retailer phone, only that retailer's registrations, devices and the commands sent to them.
+ * Of the scope: one retailer's registrations, devices and the commands sent to them, or all.
  */
 export async function dashboardCounts(
   db: Db,
-  retailerPhone: string | null,
+  scope: TenantScope,
   days: readonly { day: string; start: Date; end: Date }[],
 ) {
+  const { retailerPhone } = scope;
   const ofRetailer = (column: string) =>
     retailerPhone === null ? sql`TRUE` : sql`${sql.ref(column)} = ${retailerPhone}`;
   const perDay = await sql<{ day: string; count: number }>`
@@ -481,9 +483,10 @@ const count = sql<number>`count(*)::int`;
 
 /**
  * The dashboard's counts: devices, de-enrolled ones, today's registrations (since `todayStart`, the start
- * of the operator's day; one retailer's, or all).
+ * of the operator's day; of the scope: one retailer's, or all).
  */
-export async function homeCounts(db: Db, retailerPhone: string | null, todayStart: Date) {
+export async function homeCounts(db: Db, scope: TenantScope, todayStart: Date) {
+  const { retailerPhone } = scope;
   const today = sql<Date>`${todayStart}::timestamptz`;
   return retailerPhone === null
     ? // Every device: the counters kept by triggers (migration 0007), 16 rows to add up, and today's
@@ -527,28 +530,23 @@ const retailerDevicesByImeis = precompiled((db, imeis: string[], retailerPhone: 
   byEitherImei(db, imeis).where('retailer_phone', '=', retailerPhone),
 );
 
-/** Devices by imei1 or imei2; with a retailer phone, only that retailer's. */
+/** Devices by imei1 or imei2, of the scope (one retailer's, or all). */
 export async function devicesByEitherImei(
   db: Kysely<DB>,
   imeis: string[],
-  retailerPhone: string | null,
+  scope: TenantScope,
 ): Promise<DeviceRow[]> {
-  return retailerPhone ? retailerDevicesByImeis(db, imeis, retailerPhone) : devicesByImeis(db, imeis);
+  const { retailerPhone } = scope;
+  return retailerPhone !== null
+    ? retailerDevicesByImeis(db, imeis, retailerPhone)
+    : devicesByImeis(db, imeis);
 }
 
 /**
- * The audit report of a device named by either IMEI: its registrations, releases, commands (the latest
- * 5,000) and de-enrollments, newest first; undefined when there is no such device (or it is another
- * retailer's, with a retailer phone).
+ * The audit report of the device `imei1`: its registrations, releases, commands (the latest 5,000) and
+ * de-enrollments, newest first.
  */
-export async function auditReportRows(db: Db, imei: string, retailerPhone: string | null) {
-  const device = await db
-    .selectFrom('devices')
-    .select(['imei1', 'retailer_phone'])
-    .where((eb) => eb.or([eb('imei1', '=', imei), eb('imei2', '=', imei)]))
-    .executeTakeFirst();
-  const imei1 = device && (!retailerPhone || device.retailer_phone === retailerPhone) ? device.imei1 : null;
-  if (!imei1) return undefined;
+export async function auditReportRows(db: Db, imei1: string) {
   const [registration, release, commands, deenroll] = await Promise.all([
     db
       .selectFrom('registrations')
@@ -581,8 +579,9 @@ export async function auditReportRows(db: Db, imei: string, retailerPhone: strin
   return { registration, release, commands, deenroll };
 }
 
-/** Enrolled devices per app version (one retailer's, or all), newest version first. */
-export async function appVersionCounts(db: Db, retailerPhone: string | null) {
+/** Enrolled devices per app version (of the scope: one retailer's, or all), newest version first. */
+export async function appVersionCounts(db: Db, scope: TenantScope) {
+  const { retailerPhone } = scope;
   return db
     .selectFrom('devices')
     .$if(retailerPhone !== null, (q) => q.where('retailer_phone', '=', retailerPhone ?? ''))

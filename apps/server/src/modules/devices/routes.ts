@@ -116,11 +116,7 @@ export function deviceRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       '/api/homeData.php',
       { schema: { querystring: dashboardQuerySchema, response: { 200: homeDataResponseSchema } } },
       async (request) =>
-        homeData(
-          ctx.db,
-          requirePrincipal(request).retailerPhone,
-          operatorTimeZone(ctx.config, request.query.timeZone),
-        ),
+        homeData(ctx.db, requirePrincipal(request), operatorTimeZone(ctx.config, request.query.timeZone)),
     );
     app.get(
       '/api/v2/dashboard',
@@ -128,7 +124,7 @@ export function deviceRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       async (request) =>
         dashboardCharts(
           ctx.db,
-          requirePrincipal(request).retailerPhone,
+          requirePrincipal(request),
           operatorTimeZone(ctx.config, request.query.timeZone),
         ),
     );
@@ -154,7 +150,7 @@ export function deviceRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     app.post(
       '/api/getAppVersionDevices.php',
       { schema: { body: z.unknown().optional(), response: { 200: appVersionResponseSchema } } },
-      async (request) => appVersions(ctx.db, requirePrincipal(request).retailerPhone),
+      async (request) => appVersions(ctx.db, requirePrincipal(request)),
     );
 
     // ---- The financed-IMEI list that decides Match_Status ----

@@ -8,6 +8,7 @@ import {
   MESSAGES,
 } from '@lendlock/contract';
 import type { Kysely } from 'kysely';
+import { may, scopeFor } from '../../authz';
 import type { DB } from '../../db/types';
 import type { Principal } from '../../plugins/auth';
 import { toDeenrollRow, toDeviceRecord, toExecutedCommandRow, toRegistrationRow } from './mapper';
@@ -16,6 +17,7 @@ import {
   auditReportRows,
   dashboardCounts,
   devicesByEitherImei,
+  findDevice,
   homeCounts,
 } from './repository';
 
@@ -28,10 +30,10 @@ function lastDays(timeZone: string, days: number): { day: string; start: Date; e
   });
 }
 
-/** The dashboard counts ("today" in `timeZone`); a retailer user's count only that retailer's devices. */
-export async function homeData(db: Kysely<DB>, retailerPhone: string | null, timeZone: string) {
+/** The dashboard counts ("today" in `timeZone`) of the devices `actor` may see (a retailer: its own). */
+export async function homeData(db: Kysely<DB>, actor: Principal, timeZone: string) {
   const [today] = lastDays(timeZone, 1);
-  const row = await homeCounts(db, retailerPhone, today?.start ?? new Date());
+  const row = await homeCounts(db, scopeFor(actor, 'devices'), today?.start ?? new Date());
   return {
     status: 'success' as const,
     total_device: Number(row.total_device),
@@ -41,11 +43,15 @@ export async function homeData(db: Kysely<DB>, retailerPhone: string | null, tim
 }
 
 /**
- * The dashboard's charts (registrations per day: the last 30 days in `timeZone`); a retailer user's count
- * only that retailer's devices, like homeData.
+ * The dashboard's charts (registrations per day: the last 30 days in `timeZone`) of the devices `actor`
+ * may see, like homeData.
  */
-export async function dashboardCharts(db: Kysely<DB>, retailerPhone: string | null, timeZone: string) {
-  const { perDay, byStatus, devices } = await dashboardCounts(db, retailerPhone, lastDays(timeZone, 30));
+export async function dashboardCharts(db: Kysely<DB>, actor: Principal, timeZone: string) {
+  const { perDay, byStatus, devices } = await dashboardCounts(
+    db,
+    scopeFor(actor, 'devices'),
+    lastDays(timeZone, 30),
+  );
   return {
     status: 'success' as const,
     registrationsPerDay: perDay.map((r) => ({ day: r.day, count: Number(r.count) })),
@@ -55,14 +61,14 @@ export async function dashboardCharts(db: Kysely<DB>, retailerPhone: string | nu
   };
 }
 
-/** Devices by imei1 or imei2; a retailer user sees only that retailer's devices. */
+/** Devices by imei1 or imei2, of those `actor` may see (a retailer: its own). */
 export async function deviceDetails(
   db: Kysely<DB>,
   actor: Principal,
   imeis: string[],
 ): Promise<{ items: DeviceRecord[]; message?: string }> {
   const unique = [...new Set(imeis)];
-  const rows = await devicesByEitherImei(db, unique, actor.retailerPhone ?? null);
+  const rows = await devicesByEitherImei(db, unique, scopeFor(actor, 'devices'));
   const order = new Map(unique.map((imei, index) => [imei, index]));
   const position = (row: (typeof rows)[number]) =>
     Math.min(order.get(row.imei1) ?? Infinity, order.get(row.imei2 ?? '') ?? Infinity);
@@ -72,10 +78,12 @@ export async function deviceDetails(
     : { items, message: unique.length > 1 ? MESSAGES.noValidDeviceData : MESSAGES.noResults };
 }
 
+/** The audit report of a device `actor` may see; another tenant's device's is empty, as an unknown one's. */
 export async function auditReport(db: Kysely<DB>, actor: Principal, imei: string): Promise<AuditResponse> {
-  const rows = await auditReportRows(db, imei, actor.retailerPhone ?? null);
-  if (!rows) return { status: 'success', registration: [], release: [], commands: [], deenroll: [] };
-  const { registration, release, commands, deenroll } = rows;
+  const device = await findDevice(db, imei);
+  if (!device || !may(actor, 'devices', 'read', { retailerPhone: device.retailer_phone }))
+    return { status: 'success', registration: [], release: [], commands: [], deenroll: [] };
+  const { registration, release, commands, deenroll } = await auditReportRows(db, device.imei1);
   return {
     status: 'success',
     registration: registration.map(toRegistrationRow),
@@ -91,8 +99,9 @@ export async function auditReport(db: Kysely<DB>, actor: Principal, imei: string
   };
 }
 
-export async function appVersions(db: Kysely<DB>, retailerPhone: string | null = null) {
-  const rows = await appVersionCounts(db, retailerPhone);
+/** Enrolled devices per app version, of those `actor` may see. */
+export async function appVersions(db: Kysely<DB>, actor: Principal) {
+  const rows = await appVersionCounts(db, scopeFor(actor, 'devices'));
   return {
     status: 'success' as const,
     items: rows.map((r) => ({ appversion: r.appversion, devices: Number(r.devices) })),

@@ -10,15 +10,26 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppContext } from '../../app';
 import { requirePrincipal } from '../../plugins/auth';
 import { appendAudit } from '../audit/repository';
-import { addEnrollmentSecret, enrollmentSecrets, revokeEnrollmentSecret } from './service';
+import {
+  addEnrollmentSecret,
+  assertManagesSecrets,
+  enrollmentSecrets,
+  revokeEnrollmentSecret,
+} from './service';
 
-/** Enrollment secrets: a SUPERADMIN adds (the secret is shown once), lists and revokes them. */
+/**
+ * Enrollment secrets: a SUPERADMIN of the lender adds (the secret is shown once), lists and revokes them
+ * (a secret admits a device into any retailer: authz/resources/enrollment.ts).
+ */
 export function enrollmentRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   return async (app) => {
     app.get(
       '/api/v2/enrollmentSecrets',
       { schema: { response: { 200: listEnrollmentSecretsResponseSchema } } },
-      async () => ({ status: 'success' as const, items: await enrollmentSecrets(ctx.db) }),
+      async (request) => {
+        assertManagesSecrets(requirePrincipal(request));
+        return { status: 'success' as const, items: await enrollmentSecrets(ctx.db) };
+      },
     );
 
     app.post(
@@ -31,6 +42,7 @@ export function enrollmentRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       },
       async (request) => {
         const actor = requirePrincipal(request);
+        assertManagesSecrets(actor);
         const added = await addEnrollmentSecret(ctx.db, { ...request.body, createdBy: actor.email });
         const expiresAt = added.expiresAt?.toISOString() ?? null;
         await appendAudit(ctx.db, {
@@ -57,6 +69,7 @@ export function enrollmentRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       { schema: { body: revokeEnrollmentSecretRequestSchema, response: { 200: statusMessageSchema } } },
       async (request) => {
         const actor = requirePrincipal(request);
+        assertManagesSecrets(actor);
         const revoked = await revokeEnrollmentSecret(ctx.db, { id: request.body.id }, actor.email);
         await appendAudit(ctx.db, {
           actor,

@@ -8,9 +8,11 @@
 import { timingSafeEqual } from 'node:crypto';
 import { ENROLLMENT_MESSAGES, type EnrollmentSecret } from '@lendlock/contract';
 import type { Kysely } from 'kysely';
+import { authorize } from '../../authz';
 import type { DB } from '../../db/types';
 import { randomSecret, sha256Hex } from '../../lib/secrets';
-import { AppError, badRequest, conflict, notFound } from '../../plugins/errors';
+import type { Principal } from '../../plugins/auth';
+import { AppError, badRequest, conflict, forbidden, notFound } from '../../plugins/errors';
 import { refundAttempt, reserveAttempt, throttledError } from '../auth/repository';
 import { insertSecret, listSecrets, revokeSecret, useSecret } from './repository';
 
@@ -21,6 +23,18 @@ export const REGISTRATION_MESSAGES = {
   tooMany: (minutes: number) =>
     `Too many registrations from this address. Please try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
 } as const;
+
+export const ENROLLMENT_SECRET_MESSAGES = {
+  lenderOnly: "Enrollment secrets are the lender's: a retailer user cannot see or change them.",
+} as const;
+
+/**
+ * The console's calls on enrollment secrets (list, add, revoke) are the lender's
+ * (authz/resources/enrollment.ts); the CLI, run by an operator on the server, needs no principal.
+ */
+export function assertManagesSecrets(actor: Principal): void {
+  authorize(actor, 'enrollment', 'manage', 'secrets', () => forbidden(ENROLLMENT_SECRET_MESSAGES.lenderOnly));
+}
 
 /** The name the environment's secret goes by in the audit log. */
 export const CONFIGURED_SECRET_NAME = 'ENROLLMENT_SECRET';

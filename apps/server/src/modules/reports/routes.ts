@@ -1,58 +1,33 @@
 import {
-  daysInZone,
   downloadReportsRequestSchema,
   downloadReportsResponseSchema,
   exportFileName,
   MESSAGES,
   reportExportQuerySchema,
-  reportTab,
   uploadLinkParamsSchema,
-  validateReportForm,
 } from '@lendlock/contract';
+import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppContext } from '../../app';
 import { operatorTimeZone } from '../../lib/timeZone';
-import { type Principal, requirePrincipal } from '../../plugins/auth';
+import { requirePrincipal } from '../../plugins/auth';
 import { badRequest } from '../../plugins/errors';
 import { openUpload } from '../uploads/service';
 import { streamXlsx } from './export';
-import { type DateRange, sourceFor } from './sources';
-
-function checked(
-  ctx: AppContext,
-  query: {
-    report: string;
-    startdate: string;
-    enddate: string;
-    match?: string | undefined;
-    timeZone?: string | undefined;
-  },
-  principal: Principal,
-) {
-  const tab = reportTab(query.report);
-  if (!tab) throw badRequest(`Unknown report: ${query.report}`);
-  const problem = validateReportForm(query);
-  if (problem) throw badRequest(problem);
-  // The operator's whole days (the console's time zone, else REPORT_TIMEZONE).
-  const timeZone = operatorTimeZone(ctx.config, query.timeZone);
-  const range: DateRange = {
-    timeZone,
-    ...daysInZone(query.startdate, query.enddate, timeZone),
-    scope: principal.retailerPhone
-      ? { retailerPhone: principal.retailerPhone, userId: principal.userId }
-      : undefined,
-  };
-  return { tab, range, match: (query.match ?? 'ALL') as 'ALL' | 'YES' | 'NO' };
-}
+import { type ReportQuery, reportRequest } from './service';
+import { sourceFor } from './sources';
 
 /** Reports and history (spec §7 downloadReports.php) and their streaming xlsx exports. */
 export function reportRoutes(ctx: AppContext): FastifyPluginAsyncZod {
+  // The operator's whole days (the console's time zone, else REPORT_TIMEZONE), and what the caller may see.
+  const checked = (request: FastifyRequest, query: ReportQuery & { timeZone?: string | undefined }) =>
+    reportRequest(requirePrincipal(request), query, operatorTimeZone(ctx.config, query.timeZone));
   return async (app) => {
     app.post(
       '/api/downloadReports.php',
       { schema: { body: downloadReportsRequestSchema, response: { 200: downloadReportsResponseSchema } } },
       async (request) => {
-        const { tab, range, match } = checked(ctx, request.body, requirePrincipal(request));
+        const { tab, range, match } = checked(request, request.body);
         const { offset, limit } = request.body;
         const items = sourceFor(ctx.db, tab, 'items', range, match);
         const commands = sourceFor(ctx.db, tab, 'commands', range, match);
@@ -84,7 +59,7 @@ export function reportRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       { schema: { querystring: reportExportQuerySchema } },
       async (request, reply) => {
         const query = request.query;
-        const { tab, range, match } = checked(ctx, query, requirePrincipal(request));
+        const { tab, range, match } = checked(request, query);
         const source = sourceFor(ctx.db, tab, query.part, range, match);
         if (!source) throw badRequest('This report has no such part.');
         const total = await source.count();

@@ -11,7 +11,10 @@ import {
   type ReportTab,
 } from '@lendlock/contract';
 import { type Kysely, type SelectQueryBuilder, sql } from 'kysely';
+import type { UploadScope } from '../../authz/resources/uploads';
+import type { TenantScope } from '../../authz/tenancy';
 import type { DB } from '../../db/types';
+import { inBatchScope } from '../batches/repository';
 import { REGISTRATION_COLUMNS, toDeenrollRow, toRegistrationRow } from '../devices/mapper';
 import { dateTimeCells } from './export';
 
@@ -21,8 +24,14 @@ export interface DateRange {
   /** The inclusive days asked for, as the UTC instants [start, end) (the contract's `daysInZone`). */
   start: Date;
   end: Date;
-  /** A retailer user sees only that retailer's devices and their own uploads. */
-  scope?: { retailerPhone: string; userId: number } | undefined;
+  /** What the reports show (reports/service.ts asks the authority module). */
+  scope: ReportScope;
+}
+
+/** The devices whose rows the reports show, and the bulk-upload history's rows and file links. */
+export interface ReportScope {
+  devices: TenantScope;
+  uploads: UploadScope;
 }
 
 /** Devices of the scope's retailer, for `imei1 IN (…)`. */
@@ -79,7 +88,8 @@ export function registrationSource(db: Kysely<DB>, r: DateRange, match: Registra
       .select(['registrations.id as _key', ...REGISTRATION_COLUMNS])
       .where(range('registrations.created_at', r));
     if (match !== 'ALL') q = q.where('registrations.match_status', '=', match);
-    if (r.scope) q = q.where('registrations.retailer_phone', '=', r.scope.retailerPhone);
+    const { retailerPhone } = r.scope.devices;
+    if (retailerPhone !== null) q = q.where('registrations.retailer_phone', '=', retailerPhone);
     return q as AnyQuery;
   };
   return {
@@ -119,8 +129,8 @@ export function deenrollSource(db: Kysely<DB>, r: DateRange): RowSource {
       .selectFrom('deenrollments')
       .select(['id as _key', 'imei1', 'imei2', 'action', 'created_at'])
       .where(range('created_at', r))
-      .$if(r.scope !== undefined, (q) =>
-        q.where('imei1', 'in', retailerDevices(db, r.scope?.retailerPhone ?? '')),
+      .$if(r.scope.devices.retailerPhone !== null, (q) =>
+        q.where('imei1', 'in', retailerDevices(db, r.scope.devices.retailerPhone ?? '')),
       ) as AnyQuery;
   return {
     columns: [COLUMN_LABELS.imei1, COLUMN_LABELS.imei2, COLUMN_LABELS.action, COLUMN_LABELS.createdAt],
@@ -132,8 +142,14 @@ export function deenrollSource(db: Kysely<DB>, r: DateRange): RowSource {
   };
 }
 
+/**
+ * The bulk-upload history of a tab: the rows of the scope, each linking its uploaded file only when the
+ * scope's files hold it (who may read the batch: authz/resources/uploads.ts).
+ */
 export function bulkHistorySource(db: Kysely<DB>, r: DateRange, tab: ReportTab): RowSource {
   const at = dateTimeCells(r.timeZone);
+  const { rowsOf, files } = r.scope.uploads;
+  const ownerLevel = sql`(SELECT u.userlevel FROM users u WHERE u.id = batches.user_id)`;
   const query = () =>
     db
       .selectFrom('batches')
@@ -150,17 +166,18 @@ export function bulkHistorySource(db: Kysely<DB>, r: DateRange, tab: ReportTab):
         'processed',
         'found',
         'not_found',
+        inBatchScope(files, ownerLevel).as('file_readable'),
       ])
       .where('feature', '=', tab.statusOf ?? '')
       .where(range('created_at', r))
-      .$if(r.scope !== undefined, (q) => q.where('user_id', '=', r.scope?.userId ?? 0)) as AnyQuery;
+      .$if(rowsOf !== null, (q) => q.where('user_id', '=', rowsOf ?? 0)) as AnyQuery;
   const summary = (row: Record<string, unknown>) =>
     `processed ${row.processed as number}: found ${row.found as number}, not found ${row.not_found as number}`;
   const toRow = (row: Record<string, unknown>): BulkHistoryRow & { _key: number } => ({
     _key: Number(row._key),
     id: Number(row.id),
     date_and_time: iso(row.created_at),
-    file: row.stored_file ? `/api/v2/uploads/${row.stored_file as string}` : null,
+    file: row.stored_file && row.file_readable ? `/api/v2/uploads/${row.stored_file as string}` : null,
     oldfile: (row.file_name as string | null) ?? null,
     isComplete: row.status as string,
     lastimei: (row.last_imei as string | null) ?? null,
@@ -223,8 +240,8 @@ export function commandSource(db: Kysely<DB>, r: DateRange, tab: ReportTab): Row
       ])
       .where('command', 'in', [...(tab.commands ?? [])])
       .where(range('created_at', r))
-      .$if(r.scope !== undefined, (q) =>
-        q.where('imei1', 'in', retailerDevices(db, r.scope?.retailerPhone ?? '')),
+      .$if(r.scope.devices.retailerPhone !== null, (q) =>
+        q.where('imei1', 'in', retailerDevices(db, r.scope.devices.retailerPhone ?? '')),
       ) as AnyQuery;
   return {
     columns: [

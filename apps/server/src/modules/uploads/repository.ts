@@ -2,6 +2,7 @@
  * The queries behind the uploaded batch files: the batch a history link names, and the record that a
  * file was deleted after UPLOAD_RETENTION (migration 0015).
  */
+import type { UserLevel } from '@lendlock/contract';
 import { type Kysely, sql, type Transaction } from 'kysely';
 import type { DB } from '../../db/types';
 
@@ -9,19 +10,33 @@ type Db = Kysely<DB> | Transaction<DB>;
 
 export interface UploadRow {
   id: number;
+  command: string;
   user_id: number | null;
+  /** The current level and tenant of the user who uploaded it. */
+  owner_level: UserLevel | null;
+  owner_retailer_phone: string | null;
   file_name: string | null;
   created_at: Date;
   file_removed_at: Date | null;
 }
 
-/** The batch whose stored file is `stored` (`<feature>/<name>`, as the history links it). */
+/** The batch whose stored file is `stored` (`<feature>/<name>`, as the history links it), with its owner. */
 export async function findUploadBatch(db: Db, stored: string): Promise<UploadRow | undefined> {
   return db
     .selectFrom('batches')
-    .select(['id', 'user_id', 'file_name', 'created_at', 'file_removed_at'])
-    .where('stored_file', '=', stored)
-    .orderBy('id', 'desc')
+    .leftJoin('users', 'users.id', 'batches.user_id')
+    .select([
+      'batches.id',
+      'batches.command',
+      'batches.user_id',
+      'users.userlevel as owner_level',
+      'users.retailer_phone as owner_retailer_phone',
+      'batches.file_name',
+      'batches.created_at',
+      'batches.file_removed_at',
+    ])
+    .where('batches.stored_file', '=', stored)
+    .orderBy('batches.id', 'desc')
     .executeTakeFirst();
 }
 

@@ -1,16 +1,21 @@
 /**
  * The uploaded file a bulk-upload history row links to (`GET /api/v2/uploads/:feature/:file`). Only a
- * file some batch kept is served, and a retailer user gets only their own. A file deleted after
- * UPLOAD_RETENTION answers 410 with the reason, which the console shows in place of the download.
+ * file some batch kept is served, and only to who may read that batch (authz/resources/uploads.ts, the
+ * rule and the answers of `batch/results`); another tenant's file is not there, as an unknown name. A
+ * file deleted after UPLOAD_RETENTION answers 410 with the reason, which the console shows in place of
+ * the download.
  */
 import type { FileHandle } from 'node:fs/promises';
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
+import { MESSAGES } from '@lendlock/contract';
 import type { Kysely } from 'kysely';
+import { may } from '../../authz';
 import type { DB } from '../../db/types';
 import { formatDuration } from '../../lib/duration';
 import type { Principal } from '../../plugins/auth';
-import { AppError, notFound } from '../../plugins/errors';
+import { AppError, forbidden, notFound } from '../../plugins/errors';
+import { BATCH_AUTHORITY_MESSAGES, batchObject } from '../batches/service';
 import { safeName } from '../batches/upload';
 import { findUploadBatch } from './repository';
 
@@ -38,9 +43,13 @@ export async function openUpload(
   where: { dataDir: string; retentionMs: number; feature: string; file: string },
 ): Promise<OpenedUpload> {
   const batch = await findUploadBatch(db, `${where.feature}/${where.file}`);
-  // A retailer user gets only the files of their own uploads; another's is simply not there.
-  if (!batch || (actor.retailerPhone && batch.user_id !== actor.userId))
-    throw notFound(UPLOAD_LINK_MESSAGES.noSuchFile);
+  if (!batch) throw notFound(UPLOAD_LINK_MESSAGES.noSuchFile);
+  const object = batchObject(batch);
+  if (!may(actor, 'uploads', 'read', object)) {
+    if (!may(actor, 'uploads', 'see', object)) throw notFound(UPLOAD_LINK_MESSAGES.noSuchFile);
+    if (!may(actor, 'uploads', 'use', object)) throw forbidden(MESSAGES.unauthorised);
+    throw forbidden(BATCH_AUTHORITY_MESSAGES.notYours);
+  }
   if (batch.file_removed_at) throw gone(where.retentionMs);
   let handle: FileHandle;
   try {
