@@ -103,7 +103,7 @@ export function userObject(row: Pick<UserRow, 'id' | 'userlevel' | 'retailer_pho
  * Refuses `actor` an account it may not manage: another tenant's exactly as an unknown one (the call's
  * not-found), one of its tenant at a level it does not manage with `usersOnly`.
  */
-export function assertManages(actor: Principal, target: UserObject, notFoundMessage: string): void {
+function assertManages(actor: Principal, target: UserObject, notFoundMessage: string): void {
   authorize(actor, 'users', 'read', target, () => notFound(notFoundMessage));
   authorize(actor, 'users', 'manage', target, () => forbidden(USER_MESSAGES.usersOnly));
 }
