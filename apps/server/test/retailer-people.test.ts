@@ -13,12 +13,14 @@ import {
   type ConsoleUser,
   KEY_MESSAGES,
   MESSAGES,
+  MFA_MESSAGES,
   type Session,
   USER_MESSAGES,
 } from '@lendlock/contract';
 import { imeiFor } from '@lendlock/device-sim';
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
+import { generate } from 'otplib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databaseKinds, openTestDatabase, type TestDatabase } from './db';
 import { buildKey, buildTestApp, buildUser, loginAs, type TestUser } from './factories';
@@ -415,8 +417,15 @@ describe.each(databaseKinds())('a retailer’s users stay in their retailer on %
     ] as const)
       expect((await call(retailerSession.token, method, url)).statusCode).toBe(200);
     expect((await call(session.token, 'GET', '/api/v2/mfa/status')).statusCode).toBe(200);
-    expect((await call(session.token, 'POST', '/api/v2/mfa/enrol/start', {})).statusCode).toBe(200);
-    expect((await call(session.token, 'GET', '/keyapi/keymanagement/view_keys.php')).statusCode).toBe(200);
-    expect((await call(session.token, 'POST', '/api/logout.php', {})).statusCode).toBe(200);
+    const started = await call(session.token, 'POST', '/api/v2/mfa/enrol/start', {});
+    expect(started.statusCode).toBe(200);
+    const code = await generate({ secret: started.json().secret.replaceAll(' ', '') });
+    expect((await call(session.token, 'POST', '/api/v2/mfa/enrol/confirm', { code })).statusCode).toBe(200);
+    // Its retailer's ADMIN resets it (and ends its sessions); then it signs in again.
+    const reset = await call(retailerSession.token, 'POST', '/api/v2/mfa/reset', { email: user.email });
+    expect(reset.json()).toEqual({ status: 'success', message: MFA_MESSAGES.reset });
+    const again = await loginAs(app, user);
+    expect((await call(again.token, 'GET', '/keyapi/keymanagement/view_keys.php')).statusCode).toBe(200);
+    expect((await call(again.token, 'POST', '/api/logout.php', {})).statusCode).toBe(200);
   });
 });
