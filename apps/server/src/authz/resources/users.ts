@@ -1,8 +1,14 @@
 /**
- * Console users (User Management, spec §5; design.md §5). A user sees and manages only users of its own
- * tenant (a retailer's ADMIN: its retailer's users; the lender's: everyone), and within it by level: a
- * SUPERADMIN any account, an ADMIN USER accounts only (`canManage`). A retailer's new user belongs to
- * that retailer, whatever the request said.
+ * Console users (User Management, spec §5; design.md §5; docs/tenancy.md "People"). The one rule of who
+ * may see, add and change which account:
+ *
+ * - Tenant: a user sees and touches only accounts of its own tenant. The lender's users (no retailer
+ *   phone) see every account; a retailer's users only that retailer's, whatever their level. Another
+ *   tenant's account is answered as an unknown one (the services refuse `read` with their not-found).
+ * - Level, within the tenant: a SUPERADMIN manages any account, an ADMIN USER accounts only
+ *   (`canManage`, which the console reads too); only a SUPERADMIN gives the ADMIN or SUPERADMIN level.
+ * - A retailer's new user belongs to that retailer, whatever the request named (`tenantOfNewUser`).
+ * - One's own account: sign-out, two-factor set-up and status (`self`).
  */
 import { canManage, levelsGivenBy, type UserLevel } from '@lendlock/contract';
 import type { Principal } from '../../plugins/auth';
@@ -15,14 +21,28 @@ export interface UserObject {
   readonly retailerPhone: Tenant;
 }
 
+/**
+ * The tenant of an account `p` creates: a retailer's user creates accounts of its own retailer only, so
+ * whatever the request named (null, another phone) is replaced by its own; the lender's user gives the
+ * retailer the request named (null: the lender). Why silently, not refused: docs/tenancy-people.md.
+ */
+export function tenantOfNewUser(p: Pick<Principal, 'retailerPhone'>, requested: Tenant | undefined): Tenant {
+  return p.retailerPhone ?? requested ?? null;
+}
+
+const read = (p: Principal, target: UserObject) => sees(p, target.retailerPhone);
+/** Change, disable, force out, re-permission, reset two-factor authentication, switch keys off. */
+const manage = (p: Principal, target: UserObject) => read(p, target) && canManage(p, target.userlevel);
+
 export const users = {
   scope: tenantScope,
-  read: (p: Principal, target: UserObject) => sees(p, target.retailerPhone),
-  /** Change, disable, force out, re-permission, reset two-factor authentication. */
-  manage: (p: Principal, target: UserObject) =>
-    sees(p, target.retailerPhone) && canManage(p, target.userlevel),
+  read,
+  manage,
   create: (p: Principal, target: Pick<UserObject, 'userlevel' | 'retailerPhone'>) =>
     sees(p, target.retailerPhone) && levelsGivenBy(p.userlevel).includes(target.userlevel),
-  /** One's own account (sign-out, two-factor set-up, own password). */
+  /** Giving a managed account another level: only to a level `p` gives (a SUPERADMIN any). */
+  changeLevel: (p: Principal, change: { readonly target: UserObject; readonly to: UserLevel }) =>
+    manage(p, change.target) && levelsGivenBy(p.userlevel).includes(change.to),
+  /** One's own account (sign-out, two-factor set-up and status). */
   self: (p: Principal, target: Pick<UserObject, 'id'>) => target.id === p.userId,
 };

@@ -5,11 +5,12 @@
  */
 import { LOGGED_IN, type LoginAnswer, MESSAGES, type Session } from '@lendlock/contract';
 import type { Kysely } from 'kysely';
+import { authorize } from '../../authz';
 import type { DB, UserRow } from '../../db/types';
 import { networkHash } from '../../lib/network';
 import { dummyPasswordHash, randomSecret, sha256Hex, verifyPassword } from '../../lib/secrets';
 import type { Principal } from '../../plugins/auth';
-import { AppError } from '../../plugins/errors';
+import { AppError, forbidden } from '../../plugins/errors';
 import { appendAudit } from '../audit/repository';
 import { type MfaSettings, mustEnrol, secondStepFor } from '../mfa/service';
 import { findUserByIdentifier, permissionsOfUser } from '../users/repository';
@@ -220,7 +221,9 @@ export async function openSession(
   };
 }
 
+/** Ends the principal's own session (asked of the authority module as its own account: `self`). */
 export async function logout(db: Kysely<DB>, principal: Principal, address: string): Promise<void> {
+  authorize(principal, 'users', 'self', { id: principal.userId }, () => forbidden(MESSAGES.unauthorised));
   if (!principal.sessionTokenHash) return;
   await endSession(db, principal.sessionTokenHash, SESSION_END.logout);
   await appendAudit(db, { actor: principal, action: 'logout', address, result: 'success' });

@@ -1,5 +1,6 @@
 import type { KeyDeactivationReason, UserLevel } from '@lendlock/contract';
 import { type Kysely, sql, type Transaction } from 'kysely';
+import type { KeyScope } from '../../authz/resources/keys';
 import type { DB } from '../../db/types';
 
 export interface KeyListRow {
@@ -10,6 +11,7 @@ export interface KeyListRow {
   user_id: number;
   owner_email: string;
   owner_level: UserLevel;
+  owner_retailer_phone: string | null;
   last_used_at: Date | null;
   deactivated_at: Date | null;
   deactivated_by_email: string | null;
@@ -35,18 +37,20 @@ function keysQuery(db: Kysely<DB>) {
       'deactivator.email as deactivated_by_email',
       'users.email as owner_email',
       'users.userlevel as owner_level',
+      'users.retailer_phone as owner_retailer_phone',
     ]);
 }
 
-/** Keys in id order: those of `ownerId` when given, else of every owner whose level is in `ownerLevels`. */
-export async function listKeys(
-  db: Kysely<DB>,
-  filter: { ownerId: number } | { ownerLevels: readonly UserLevel[] },
-): Promise<KeyListRow[]> {
-  const query = keysQuery(db).orderBy('api_keys.id');
-  return 'ownerId' in filter
-    ? query.where('api_keys.user_id', '=', filter.ownerId).execute()
-    : query.where('users.userlevel', 'in', filter.ownerLevels).execute();
+/**
+ * The keys of `scope` in id order: of its retailer's owners (every owner when it names none), of
+ * `ownerId` when given, else of every owner whose level is in `ownerLevels`.
+ */
+export async function listKeys(db: Kysely<DB>, scope: KeyScope): Promise<KeyListRow[]> {
+  let query = keysQuery(db).orderBy('api_keys.id');
+  if (scope.retailerPhone !== null) query = query.where('users.retailer_phone', '=', scope.retailerPhone);
+  return scope.ownerId !== null
+    ? query.where('api_keys.user_id', '=', scope.ownerId).execute()
+    : query.where('users.userlevel', 'in', scope.ownerLevels).execute();
 }
 
 /** The key, its row locked until the transaction ends, so two status changes apply one after the other. */

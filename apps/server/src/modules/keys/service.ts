@@ -3,7 +3,9 @@
  * once, stored as a SHA-256 hash. A key acts with the rights of the user who created it, so it never has
  * more rights than its creator, and it follows its owner's account (design.md §5): a password reset or a
  * disable switches the owner's keys off, and a key switched off by a higher level, or with the account,
- * cannot be switched on again by a lower one (its owner included).
+ * cannot be switched on again by a lower one (its owner included). Who sees and switches which key
+ * (tenant and level) is the authority module's to say (authz/resources/keys.ts); another tenant's key
+ * answers as an unknown one.
  */
 import {
   type ApiKey,
@@ -13,6 +15,8 @@ import {
   type UserLevel,
 } from '@lendlock/contract';
 import type { Kysely, Transaction } from 'kysely';
+import { authorize, scopeFor } from '../../authz';
+import { accountDeactivationLevel, raisesDeactivation } from '../../authz/resources/keys';
 import { inTransaction } from '../../db/transaction';
 import type { DB } from '../../db/types';
 import { randomSecret, sha256Hex } from '../../lib/secrets';
@@ -22,7 +26,7 @@ import { appendAudit } from '../audit/repository';
 import { confirmPassword } from '../auth/reauth';
 import type { AuthSettings } from '../auth/service';
 import { BATCH_PAUSE_REASONS, pauseBatchesOf } from '../batches/service';
-import { type ActorContext, canManage } from '../users/service';
+import type { ActorContext } from '../users/service';
 import {
   activateKey,
   type Deactivation,
@@ -37,23 +41,11 @@ import {
 /** Prefix that makes a leaked key recognisable by secret scanners. */
 export const KEY_PREFIX = 'llk_';
 
-const RANK: Record<UserLevel, number> = { USER: 1, ADMIN: 2, SUPERADMIN: 3 };
-/** Nothing recorded (keys switched off before migration 0014) ranks below every level. */
-const rankOf = (level: UserLevel | null): number => (level === null ? 0 : RANK[level]);
-
-/** Whether someone of level `actor` may switch on a key switched off at level `recorded`: at least that. */
-function mayReactivate(actor: UserLevel, recorded: UserLevel | null): boolean {
-  return RANK[actor] >= rankOf(recorded);
-}
-
-/**
- * The level recorded when a user's keys go off with the account: the level of whoever did it, and at
- * least the level above the owner, so that the owner alone, or whoever holds the account now (a password
- * reset may be an attacker's), cannot switch them back on. A SUPERADMIN's keys need a SUPERADMIN.
- */
-function accountDeactivationLevel(owner: UserLevel, actor: UserLevel | null): UserLevel {
-  const above: UserLevel = owner === 'USER' ? 'ADMIN' : 'SUPERADMIN';
-  return actor !== null && RANK[actor] > RANK[above] ? actor : above;
+/** A key as the authority module judges it: by its owner. */
+function keyObject(key: KeyListRow) {
+  return {
+    owner: { id: key.user_id, userlevel: key.owner_level, retailerPhone: key.owner_retailer_phone },
+  };
 }
 
 export function toApiKey(row: KeyListRow): ApiKey {
@@ -73,15 +65,9 @@ export function toApiKey(row: KeyListRow): ApiKey {
   };
 }
 
-/** A SUPERADMIN sees every key; an ADMIN every key but a SUPERADMIN's; others their own. */
+/** The keys `actor` may list (authz/resources/keys.ts `scope`: its tenant's, by level). */
 export async function viewKeys(db: Kysely<DB>, actor: Principal): Promise<ApiKey[]> {
-  const filter =
-    actor.userlevel === 'SUPERADMIN'
-      ? { ownerLevels: ['USER', 'ADMIN', 'SUPERADMIN'] as const }
-      : actor.userlevel === 'ADMIN'
-        ? { ownerLevels: ['USER', 'ADMIN'] as const }
-        : { ownerId: actor.userId };
-  return (await listKeys(db, filter)).map(toApiKey);
+  return (await listKeys(db, scopeFor(actor, 'keys'))).map(toApiKey);
 }
 
 export async function generateKey(
@@ -90,7 +76,9 @@ export async function generateKey(
   { actor, address }: ActorContext,
   input: { keyName: string; password: string; userId?: number | undefined },
 ): Promise<{ id: number; key: string }> {
-  if (input.userId !== undefined && input.userId !== actor.userId) throw forbidden(KEY_MESSAGES.onlyOwn);
+  authorize(actor, 'keys', 'create', { owner: { id: input.userId ?? actor.userId } }, () =>
+    forbidden(KEY_MESSAGES.onlyOwn),
+  );
   if (!(await confirmPassword(db, settings, { actor, address, action: 'key.generate' }, input.password))) {
     throw new AppError(401, 'INVALID_CREDENTIALS', KEY_MESSAGES.wrongPassword);
   }
@@ -128,7 +116,7 @@ async function switchOff(
 ): Promise<number[]> {
   // Never lower what is recorded: a key already off at a higher level stays as it is.
   const changed = keys.filter(
-    (key) => key.status === 'active' || rankOf(key.deactivated_by_level) < RANK[deactivation.level],
+    (key) => key.status === 'active' || raisesDeactivation(key.deactivated_by_level, deactivation.level),
   );
   const ids = changed.map((key) => key.id);
   await deactivateKeys(trx, ids, deactivation);
@@ -176,8 +164,8 @@ export async function updateKeyStatus(
   await inTransaction(db, async (trx) => {
     const key = await lockKey(trx, input.keyId);
     if (!key) throw notFound(KEY_MESSAGES.notFound);
-    if (key.user_id !== actor.userId && !canManage(actor, key.owner_level))
-      throw forbidden(KEY_MESSAGES.notYours);
+    authorize(actor, 'keys', 'read', keyObject(key), () => notFound(KEY_MESSAGES.notFound));
+    authorize(actor, 'keys', 'manage', keyObject(key), () => forbidden(KEY_MESSAGES.notYours));
     if (input.status === 'inactive') {
       const deactivation = { by: actor.userId, level: actor.userlevel, reason: 'manual' } as const;
       // Already off at a higher level: it stays off as recorded; the request is answered as done.
@@ -185,9 +173,11 @@ export async function updateKeyStatus(
       if (changed.length === 0) await auditUnchanged(trx, actor, address, key);
       return;
     }
-    if (key.status === 'inactive' && !mayReactivate(actor.userlevel, key.deactivated_by_level)) {
+    if (key.status === 'inactive') {
       const needed = key.deactivated_by_level === 'SUPERADMIN' ? 'SUPERADMIN' : 'ADMIN';
-      throw forbidden(KEY_MESSAGES.reactivationNeeds(needed));
+      authorize(actor, 'keys', 'reactivate', { deactivatedByLevel: key.deactivated_by_level }, () =>
+        forbidden(KEY_MESSAGES.reactivationNeeds(needed)),
+      );
     }
     await activateKey(trx, key.id);
     await appendAudit(trx, {

@@ -3,6 +3,7 @@
  * UPDATE, so two requests sent together cannot both use the same code, recovery code or challenge.
  */
 import { type Kysely, sql, type Transaction } from 'kysely';
+import type { TenantScope } from '../../authz/tenancy';
 import { precompiled } from '../../db/precompiled';
 import type { DB } from '../../db/types';
 
@@ -169,11 +170,14 @@ export async function deleteMfa(trx: Transaction<DB>, userId: number): Promise<b
 }
 
 /** The accounts whose MFA is on (User Management shows it). */
-export async function listConfirmedUserIds(db: Kysely<DB>): Promise<number[]> {
-  const rows = await db
+/** The accounts of `scope` (a retailer's, or every one when it names none) whose MFA is on. */
+export async function listConfirmedUserIds(db: Kysely<DB>, scope: TenantScope): Promise<number[]> {
+  let query = db
     .selectFrom('user_mfa')
-    .select('user_id')
-    .where('confirmed_at', 'is not', null)
-    .execute();
+    .innerJoin('users', 'users.id', 'user_mfa.user_id')
+    .select('user_mfa.user_id')
+    .where('user_mfa.confirmed_at', 'is not', null);
+  if (scope.retailerPhone !== null) query = query.where('users.retailer_phone', '=', scope.retailerPhone);
+  const rows = await query.orderBy('user_mfa.user_id').execute();
   return rows.map((r) => r.user_id);
 }

@@ -53,8 +53,8 @@ export function mfaRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         confirmEnrolment(ctx.db, settings, requirePrincipal(request), request.body.code, request.ip),
     );
 
-    app.get('/api/v2/mfa/users', { schema: { response: { 200: mfaUsersResponseSchema } } }, async () =>
-      mfaUsers(ctx.db),
+    app.get('/api/v2/mfa/users', { schema: { response: { 200: mfaUsersResponseSchema } } }, async (request) =>
+      mfaUsers(ctx.db, requirePrincipal(request)),
     );
 
     app.post(

@@ -23,6 +23,7 @@ import { MESSAGES, MFA_MESSAGES, type MfaChallenge, type Session, type UserLevel
 import type { Kysely } from 'kysely';
 import { generateSecret, generateURI, verify } from 'otplib';
 import QRCode from 'qrcode';
+import { authorize, may, scopeFor } from '../../authz';
 import { inTransaction } from '../../db/transaction';
 import type { DB, UserRow } from '../../db/types';
 import { randomSecret, sha256Hex } from '../../lib/secrets';
@@ -32,7 +33,7 @@ import { appendAudit } from '../audit/repository';
 import { endUserSessions } from '../auth/repository';
 import { type AuthSettings, admitSignInAttempt, openSession } from '../auth/service';
 import { findUserByEmail, findUserById } from '../users/repository';
-import { canManage, USER_MESSAGES } from '../users/service';
+import { USER_MESSAGES, userObject } from '../users/service';
 import {
   confirmPending,
   countUnusedRecoveryCodes,
@@ -231,7 +232,13 @@ export async function verifySecondStep(
 
 // ---- The signed-in account's own MFA ----
 
+/** The signed-in account's own: asked of the authority module all the same (`self`). */
+function assertSelf(principal: Principal): void {
+  authorize(principal, 'users', 'self', { id: principal.userId }, () => notFound(USER_MESSAGES.notFound));
+}
+
 export async function mfaStatus(db: Kysely<DB>, settings: MfaSettings, principal: Principal) {
+  assertSelf(principal);
   const mfa = await findMfa(db, principal.userId);
   const enabled = Boolean(mfa?.confirmed_at);
   return {
@@ -248,6 +255,7 @@ export async function startEnrolment(
   principal: Principal,
   address: string,
 ) {
+  assertSelf(principal);
   const secret = generateSecret();
   if (!(await savePendingSecret(db, principal.userId, sealSecret(settings.key, principal.userId, secret)))) {
     throw conflict(MFA_MESSAGES.alreadyEnabled);
@@ -270,6 +278,7 @@ export async function confirmEnrolment(
   code: string,
   address: string,
 ) {
+  assertSelf(principal);
   const mfa = await findMfa(db, principal.userId);
   if (mfa?.confirmed_at) throw conflict(MFA_MESSAGES.alreadyEnabled);
   if (!mfa) throw conflict(MFA_MESSAGES.notStarted);
@@ -303,9 +312,10 @@ export async function confirmEnrolment(
 
 /**
  * Resets an account's MFA (a lost phone): secret, recovery codes and open second steps go, and its
- * sessions end; it sets two-factor up again at its next sign-in. An ADMIN resets USERs, a SUPERADMIN
- * anyone (the rule of every user change, users/service.ts `canManage`). The operator CLI passes no
- * actor (`npm run cli -- mfa reset`): the way back for the last SUPERADMIN.
+ * sessions end; it sets two-factor up again at its next sign-in. Whoever may manage the account resets
+ * it (authz/resources/users.ts `manage`: its tenant, an ADMIN USERs, a SUPERADMIN anyone); another
+ * tenant's account answers as an unknown one. The operator CLI passes no actor (`npm run cli -- mfa
+ * reset`): the way back for the last SUPERADMIN.
  */
 export async function resetMfa(
   db: Kysely<DB>,
@@ -315,9 +325,20 @@ export async function resetMfa(
 ) {
   const target = await findUserByEmail(db, email);
   if (!target) throw notFound(USER_MESSAGES.notFound);
-  if ('userId' in actor && !canManage(actor, target.userlevel)) {
-    await appendAudit(db, { actor, action: 'mfa.reset', target: target.email, address, result: 'forbidden' });
-    throw forbidden(USER_MESSAGES.usersOnly);
+  if ('userId' in actor) {
+    const account = userObject(target);
+    // Another tenant's account: as unknown, and no trace of its name in the actor's audit.
+    authorize(actor, 'users', 'read', account, () => notFound(USER_MESSAGES.notFound));
+    if (!may(actor, 'users', 'manage', account)) {
+      await appendAudit(db, {
+        actor,
+        action: 'mfa.reset',
+        target: target.email,
+        address,
+        result: 'forbidden',
+      });
+      throw forbidden(USER_MESSAGES.usersOnly);
+    }
   }
   const sessionsEnded = await inTransaction(db, async (trx) => {
     if (!(await deleteMfa(trx, target.id))) throw conflict(MFA_MESSAGES.notSetUp);
@@ -335,6 +356,7 @@ export async function resetMfa(
   return { status: 'success' as const, message: MFA_MESSAGES.reset, sessionsEnded };
 }
 
-export async function mfaUsers(db: Kysely<DB>) {
-  return { status: 'success' as const, userIds: await listConfirmedUserIds(db) };
+/** The accounts `actor` may list (its tenant's) whose MFA is on. */
+export async function mfaUsers(db: Kysely<DB>, actor: Principal) {
+  return { status: 'success' as const, userIds: await listConfirmedUserIds(db, scopeFor(actor, 'users')) };
 }

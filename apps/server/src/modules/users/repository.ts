@@ -1,5 +1,6 @@
 import type { Permission } from '@lendlock/contract';
 import { type Kysely, sql, type Transaction } from 'kysely';
+import type { TenantScope } from '../../authz/tenancy';
 import type { DB, NewUser, UserRow } from '../../db/types';
 
 /** Finds a user by what was typed at sign-in: a 10-digit phone or an email (case-insensitive). */
@@ -83,10 +84,14 @@ export interface UserListRow {
   live_sessions: number;
 }
 
-/** Every user with permissions and whether a live session exists (login status is derived, never stale). */
-export async function listUsers(db: Kysely<DB>): Promise<UserListRow[]> {
-  return db
-    .selectFrom('users')
+/**
+ * The users of `scope` (a retailer's, or every user when it names none) with permissions and whether a
+ * live session exists (login status is derived, never stale).
+ */
+export async function listUsers(db: Kysely<DB>, scope: TenantScope): Promise<UserListRow[]> {
+  let query = db.selectFrom('users');
+  if (scope.retailerPhone !== null) query = query.where('retailer_phone', '=', scope.retailerPhone);
+  return query
     .select(['id', 'email', 'phone', 'userlevel', 'userstatus', 'retailer_phone', 'created_at'])
     .select([
       sql<

@@ -12,8 +12,15 @@ import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppContext } from '../../app';
 import { requirePrincipal } from '../../plugins/auth';
-import { listPermissions } from './repository';
-import { addUser, forceLogout, getUsers, setUserStatus, USER_MESSAGES, updateUser } from './service';
+import {
+  addUser,
+  forceLogout,
+  getPermissions,
+  getUsers,
+  setUserStatus,
+  USER_MESSAGES,
+  updateUser,
+} from './service';
 
 export function userRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   const rules = {
@@ -23,17 +30,21 @@ export function userRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   const actorOf = (request: FastifyRequest) => ({ actor: requirePrincipal(request), address: request.ip });
 
   return async (app) => {
-    app.get('/api/getUsers.php', { schema: { response: { 200: getUsersResponseSchema } } }, async () => ({
-      status: 'success' as const,
-      items: await getUsers(ctx.db),
-    }));
+    app.get(
+      '/api/getUsers.php',
+      { schema: { response: { 200: getUsersResponseSchema } } },
+      async (request) => ({
+        status: 'success' as const,
+        items: await getUsers(ctx.db, requirePrincipal(request)),
+      }),
+    );
 
     app.get(
       '/api/getPermissions.php',
       { schema: { response: { 200: getPermissionsResponseSchema } } },
       async () => ({
         status: 'success' as const,
-        permissions: await listPermissions(ctx.db),
+        permissions: await getPermissions(ctx.db),
       }),
     );
 

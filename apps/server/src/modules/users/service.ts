@@ -1,16 +1,18 @@
 /**
  * Console users: one path for the CLI, the bootstrap and the User Management calls, with the rules of
  * spec §5 and design.md §5 enforced here (allowed email domain, 10-digit phone, password length, unique
- * email and phone, existing permissions, none that does nothing for a USER; an ADMIN manages USERs only
- * and raises no level; nobody disables or forces out the last active SUPERADMIN). A level change ends the
- * user's sessions. Every change is audited.
+ * email and phone, existing permissions, none that does nothing for a USER; nobody disables or forces out
+ * the last active SUPERADMIN). A level change ends the user's sessions. Every change is audited.
+ *
+ * Who may see, add and change which account (tenant and level) is the authority module's to say
+ * (authz/resources/users.ts): every call of a signed-in user asks it, with the account in hand. Another
+ * tenant's account answers as an unknown one. The CLI and the bootstrap create accounts without a
+ * principal (`createUser`).
  */
 import {
   type ConsoleUser,
-  canManage,
   grantableToUser,
   isEmail,
-  levelsGivenBy,
   screenByName,
   USER_MESSAGES,
   type UserLevel,
@@ -19,6 +21,8 @@ import {
   validatePhone,
 } from '@lendlock/contract';
 import type { Kysely, Transaction } from 'kysely';
+import { authorize, noObjectTouched, scopeFor } from '../../authz';
+import { tenantOfNewUser, type UserObject } from '../../authz/resources/users';
 import { inTransaction } from '../../db/transaction';
 import type { DB, UserRow } from '../../db/types';
 import { passwordProblem } from '../../lib/password-policy';
@@ -60,9 +64,8 @@ export interface UserRules {
   skipDomainCheck?: boolean;
 }
 
-// The rule and the texts live in the contract (the console reads them too); the key and MFA modules
-// import them from here.
-export { canManage, USER_MESSAGES };
+// The texts live in the contract (the console reads them too); the key and MFA modules import them here.
+export { USER_MESSAGES };
 
 function check(message: string | null): void {
   if (message) throw badRequest(message);
@@ -91,12 +94,18 @@ async function resolvePermissionIds(
   return [...new Set(found.map((p) => p.id))];
 }
 
-function assertCanManage(actor: Principal, target: Pick<UserRow, 'userlevel'>): void {
-  if (!canManage(actor, target.userlevel)) throw forbidden(USER_MESSAGES.usersOnly);
+/** An account as the authority module judges it. */
+export function userObject(row: Pick<UserRow, 'id' | 'userlevel' | 'retailer_phone'>): UserObject {
+  return { id: row.id, userlevel: row.userlevel, retailerPhone: row.retailer_phone };
 }
 
-function assertCanGrant(actor: Principal, level: UserLevel): void {
-  if (!levelsGivenBy(actor.userlevel).includes(level)) throw forbidden(USER_MESSAGES.levelRaise);
+/**
+ * Refuses `actor` an account it may not manage: another tenant's exactly as an unknown one (the call's
+ * not-found), one of its tenant at a level it does not manage with `usersOnly`.
+ */
+function assertManages(actor: Principal, target: UserObject, notFoundMessage: string): void {
+  authorize(actor, 'users', 'read', target, () => notFound(notFoundMessage));
+  authorize(actor, 'users', 'manage', target, () => forbidden(USER_MESSAGES.usersOnly));
 }
 
 export async function createUser(db: Kysely<DB>, input: NewUserInput, rules: UserRules): Promise<number> {
@@ -132,8 +141,15 @@ export async function createUser(db: Kysely<DB>, input: NewUserInput, rules: Use
   }
 }
 
-export async function getUsers(db: Kysely<DB>): Promise<ConsoleUser[]> {
-  return (await listUsers(db)).map(toConsoleUser);
+/** The accounts `actor` may see: its tenant's (the lender's users: every account). */
+export async function getUsers(db: Kysely<DB>, actor: Principal): Promise<ConsoleUser[]> {
+  return (await listUsers(db, scopeFor(actor, 'users'))).map(toConsoleUser);
+}
+
+/** The permission catalogue (the same for every tenant: names of screens, no account). */
+export async function getPermissions(db: Kysely<DB>) {
+  noObjectTouched('the permission catalogue');
+  return listPermissions(db);
 }
 
 export interface ActorContext {
@@ -148,16 +164,20 @@ export async function addUser(
   input: Omit<NewUserInput, 'userlevel'> & { userlevel?: UserLevel | undefined },
 ): Promise<number> {
   const userlevel = input.userlevel ?? 'USER';
-  assertCanGrant(actor, userlevel);
-  if (input.retailerPhone) check(validatePhone(input.retailerPhone));
-  const id = await createUser(db, { ...input, userlevel }, rules);
+  // A retailer's user adds accounts of its retailer only: what the request named is replaced.
+  const retailerPhone = tenantOfNewUser(actor, input.retailerPhone?.trim() || null);
+  authorize(actor, 'users', 'create', { userlevel, retailerPhone }, () =>
+    forbidden(USER_MESSAGES.levelRaise),
+  );
+  if (retailerPhone) check(validatePhone(retailerPhone));
+  const id = await createUser(db, { ...input, userlevel, retailerPhone }, rules);
   await appendAudit(db, {
     actor,
     action: 'user.add',
     target: input.email.trim(),
     address,
     result: 'success',
-    details: { userlevel, permissions: input.permissions },
+    details: { userlevel, permissions: input.permissions, retailerPhone },
   });
   return id;
 }
@@ -191,13 +211,16 @@ export async function updateUser(
   check(validateEmailDomain(input.email, rules.allowedEmailDomains));
   check(validatePhone(input.phone));
   await withTarget(db, { id: input.id }, async (trx, target) => {
-    assertCanManage(actor, target);
+    const account = userObject(target);
+    assertManages(actor, account, USER_MESSAGES.notFound);
     if (target.email.toLowerCase() !== input.email.trim().toLowerCase())
       throw badRequest(USER_MESSAGES.emailReadOnly);
     const userlevel = input.userlevel ?? target.userlevel;
     const levelChanged = userlevel !== target.userlevel;
     if (levelChanged) {
-      assertCanGrant(actor, userlevel);
+      authorize(actor, 'users', 'changeLevel', { target: account, to: userlevel }, () =>
+        forbidden(USER_MESSAGES.levelRaise),
+      );
       if (target.userlevel === 'SUPERADMIN' && target.userstatus === 'ACTIVE') {
         if ((await countOtherActiveSuperadmins(trx, target.id)) === 0)
           throw forbidden(USER_MESSAGES.lastSuperadminLevel);
@@ -232,7 +255,7 @@ export async function setUserStatus(
   input: { email: string; status: UserStatus },
 ): Promise<void> {
   await withTarget(db, { email: input.email }, async (trx, target) => {
-    assertCanManage(actor, target);
+    assertManages(actor, userObject(target), USER_MESSAGES.notFound);
     if (input.status === 'INACTIVE' && target.userlevel === 'SUPERADMIN') {
       if ((await countOtherActiveSuperadmins(trx, target.id)) === 0)
         throw forbidden(USER_MESSAGES.lastSuperadmin);
@@ -264,7 +287,7 @@ export async function forceLogout(
   input: { email: string; deactivateKeys?: boolean | undefined },
 ): Promise<{ sessionsEnded: number; keysDeactivated: number[] }> {
   return withTarget(db, { email: input.email }, async (trx, target) => {
-    assertCanManage(actor, target);
+    assertManages(actor, userObject(target), USER_MESSAGES.notFound);
     if (target.userlevel === 'SUPERADMIN' && target.userstatus === 'ACTIVE') {
       if ((await countOtherActiveSuperadmins(trx, target.id)) === 0)
         throw forbidden(USER_MESSAGES.lastSuperadmin);
