@@ -33,6 +33,7 @@ export async function seedDemoHistory(options: { devices: number }): Promise<See
         PORT: String(port),
         MQTT_PORT: String(mqttPort),
         LOG_LEVEL: 'warn',
+        AUTHZ_CHECK: 'enforce',
         DEMO_DATA: 'on',
         DEMO_DEVICES: String(options.devices),
         BOOTSTRAP_SUPERADMIN_EMAIL: USERS.superadmin.email,

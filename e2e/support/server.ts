@@ -26,6 +26,8 @@ const baseEnv = (dataDir: string): NodeJS.ProcessEnv => ({
   HOST: '127.0.0.1',
   // The suites sign ADMINs and SUPERADMINs in with a password alone; e2e/mfa.test.ts turns MFA on.
   MFA_REQUIRED_LEVELS: 'none',
+  // Every console call must make an authority decision (authz/decisions.ts).
+  AUTHZ_CHECK: 'enforce',
 });
 
 /** `node --import tsx apps/server/src/cli.ts …args` against `dataDir` (the server must not be running on it). */

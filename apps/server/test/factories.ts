@@ -21,6 +21,8 @@ export function buildConfig(overrides: Partial<Config> = {}): Config {
       DISPATCH_INTERVAL: '250ms',
       // Existing suites sign ADMINs in with a password alone; the MFA suites turn the requirement on.
       MFA_REQUIRED_LEVELS: 'none',
+      // A signed-in request answered without an authority decision fails (authz/decisions.ts).
+      AUTHZ_CHECK: 'enforce',
       // Seals the secrets kept in settings (else a key file would be generated into DATA_DIR).
       SECRETS_KEY: Buffer.alloc(32, 7).toString('base64'),
     }),

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Principal } from '../plugins/auth';
 import { AppError, INTERNAL_MESSAGE } from '../plugins/errors';
 import { type AuthorizationCheck, registerAuthorizationCheck } from './decisions';
-import { authorize, may, noObjectTouched, scopeFor } from './index';
+import { authorize, may, mayIfFound, noObjectTouched, scopeFor } from './index';
 import { PUBLIC, signedIn as signedInAccess } from './policies';
 
 const retailerAdmin: Principal = {
@@ -47,6 +47,17 @@ async function server(mode: AuthorizationCheck, logged: string[]): Promise<Fasti
     noObjectTouched('a format check');
     return { ok: true };
   });
+  app.get('/unknown-object', { config: signedIn }, async (request) => ({
+    allowed: mayIfFound(
+      request.principal as Principal,
+      'devices',
+      'read',
+      undefined,
+      (d: { retailer_phone: null }) => ({
+        retailerPhone: d.retailer_phone,
+      }),
+    ),
+  }));
   app.get('/forgets', { config: signedIn }, async () => ({ users: ['everyone'] }));
   app.get('/forgets-after-await', { config: signedIn }, async () => {
     await new Promise((resolve) => setTimeout(resolve, 5));
@@ -92,6 +103,8 @@ describe('a signed-in request without an authority decision', () => {
       retailerPhone: '9999999999',
     });
     expect((await app.inject({ method: 'GET', url: '/says-none' })).statusCode).toBe(200);
+    // An unknown object (or one row-level security hides) is a decision too: refused.
+    expect((await app.inject({ method: 'GET', url: '/unknown-object' })).json()).toEqual({ allowed: false });
   });
 
   it('is not concerned by public routes and refusals of bad input', async () => {

@@ -70,6 +70,25 @@ export function may<R extends Resource, A extends Action<R>>(
   return allowed;
 }
 
+/**
+ * As `may`, for an object that may not exist (`found` undefined or null: unknown, or hidden by row-level
+ * security): an unknown object is refused exactly like another tenant's, and the decision recorded.
+ * `toObject` gives what the rule reads of the found row. Narrows `found` where it answers true.
+ */
+export function mayIfFound<R extends Resource, A extends Action<R>, T>(
+  principal: Principal,
+  resource: R,
+  action: A,
+  found: T | null | undefined,
+  toObject: (found: T) => ObjectOf<R, A>,
+): found is T {
+  if (found === null || found === undefined) {
+    recordDecision({ resource, action, allowed: false });
+    return false;
+  }
+  return may(principal, resource, action, toObject(found));
+}
+
 /** As `may`, throwing `refusal()` when it may not. */
 export function authorize<R extends Resource, A extends Action<R>>(
   principal: Principal,

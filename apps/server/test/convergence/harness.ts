@@ -400,6 +400,7 @@ export async function runConvergence(options: RunOptions): Promise<RunResult> {
       LOG_LEVEL: 'warn',
       DEMO_DATA: 'off',
       MFA_REQUIRED_LEVELS: 'none',
+      AUTHZ_CHECK: 'enforce',
       SECRETS_KEY: Buffer.alloc(32, 9).toString('base64'),
       BOOTSTRAP_SUPERADMIN_EMAIL: SUPERADMIN.email,
       BOOTSTRAP_SUPERADMIN_PASSWORD: SUPERADMIN.password,

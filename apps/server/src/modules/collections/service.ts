@@ -28,7 +28,7 @@ import {
   runStartTime,
 } from '@lendlock/contract';
 import type { Kysely } from 'kysely';
-import { authorize, may, scopeFor } from '../../authz';
+import { authorize, may, mayIfFound, scopeFor } from '../../authz';
 import { PRIORITY_SINGLE } from '../../db/priority';
 import { inTransaction } from '../../db/transaction';
 import type { DB } from '../../db/types';
@@ -406,7 +406,8 @@ export class CollectionsService {
   /** A device whose holds, releases or failures the caller may read (either IMEI), or null: none shown. */
   private async readableDevice(actor: Principal, imei: string) {
     const device = await findDevice(this.db, imei);
-    if (!device || !may(actor, 'collections', 'read', { retailerPhone: device.retailer_phone })) return null;
+    if (!mayIfFound(actor, 'collections', 'read', device, (x) => ({ retailerPhone: x.retailer_phone })))
+      return null;
     return device;
   }
 

@@ -25,7 +25,7 @@ import {
 } from '@lendlock/contract';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
-import { authorize, may, scopeFor } from '../../authz';
+import { authorize, may, mayIfFound, scopeFor } from '../../authz';
 import type { TenantScope } from '../../authz/tenancy';
 import { PRIORITY_BULK, PRIORITY_RECONCILE } from '../../db/priority';
 import { currentTenant, withTenant } from '../../db/tenant';
@@ -384,7 +384,7 @@ export class CommandService {
       raw: command.command,
       issuer: { userId: command.user_id, level: command.issuer_level },
     };
-    if (!command || !object || !may(actor, 'commands', 'read', object))
+    if (!command || !mayIfFound(actor, 'commands', 'read', object, (o) => o))
       throw notFound(COMMAND_MESSAGES.noSuchCommand);
     return command;
   }
@@ -392,7 +392,8 @@ export class CommandService {
   /** The pending commands of a device `actor` may see (none for a device it may not). */
   async pending(actor: Principal, imei: string): Promise<CommandRow[]> {
     const device = await findDevice(this.options.db, imei);
-    if (!device || !may(actor, 'devices', 'read', { retailerPhone: device.retailer_phone })) return [];
+    if (!mayIfFound(actor, 'devices', 'read', device, (x) => ({ retailerPhone: x.retailer_phone })))
+      return [];
     return pendingCommands(this.options.db, device.imei1);
   }
 

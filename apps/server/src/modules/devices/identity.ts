@@ -10,7 +10,7 @@ import {
   type ReregistrationRequest,
 } from '@lendlock/contract';
 import type { Kysely } from 'kysely';
-import { may } from '../../authz';
+import { may, mayIfFound } from '../../authz';
 import type { DB } from '../../db/types';
 import type { Principal } from '../../plugins/auth';
 import { conflict, forbidden, notFound } from '../../plugins/errors';
@@ -31,7 +31,7 @@ export async function deviceIdentity(
   imei: string,
 ): Promise<DeviceIdentity> {
   const device = await findDevice(db, imei);
-  if (!device || !may(actor, 'devices', 'read', { retailerPhone: device.retailer_phone }))
+  if (!mayIfFound(actor, 'devices', 'read', device, (x) => ({ retailerPhone: x.retailer_phone })))
     throw notFound(MESSAGES.noResults);
   const requests = await reregistrationRequests(db, device.imei1);
   return {
@@ -70,7 +70,7 @@ export async function decideReregistration(
   const request = await findReregistrationRequest(db, body.id);
   const device = request && { retailerPhone: request.retailer_phone };
   // Another tenant's device's request is unknown, as one that does not exist.
-  if (!request || !device || !may(actor, 'devices', 'read', device)) throw notFound(MESSAGES.noResults);
+  if (!request || !mayIfFound(actor, 'devices', 'read', device, (d) => d)) throw notFound(MESSAGES.noResults);
   if (!may(actor, 'devices', 'manage', device))
     throw forbidden('Only an ADMIN or SUPERADMIN decides a registration request.');
   const decided = await decide(db, body.id, {

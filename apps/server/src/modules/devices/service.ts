@@ -8,7 +8,7 @@ import {
   MESSAGES,
 } from '@lendlock/contract';
 import type { Kysely } from 'kysely';
-import { may, scopeFor } from '../../authz';
+import { may, mayIfFound, scopeFor } from '../../authz';
 import type { DB } from '../../db/types';
 import type { Principal } from '../../plugins/auth';
 import { toDeenrollRow, toDeviceRecord, toExecutedCommandRow, toRegistrationRow } from './mapper';
@@ -81,7 +81,7 @@ export async function deviceDetails(
 /** The audit report of a device `actor` may see; another tenant's device's is empty, as an unknown one's. */
 export async function auditReport(db: Kysely<DB>, actor: Principal, imei: string): Promise<AuditResponse> {
   const device = await findDevice(db, imei);
-  if (!device || !may(actor, 'devices', 'read', { retailerPhone: device.retailer_phone }))
+  if (!mayIfFound(actor, 'devices', 'read', device, (x) => ({ retailerPhone: x.retailer_phone })))
     return { status: 'success', registration: [], release: [], commands: [], deenroll: [] };
   const { registration, release, commands, deenroll } = await auditReportRows(db, device.imei1);
   return {

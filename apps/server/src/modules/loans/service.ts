@@ -32,7 +32,7 @@ import {
   type ReversePaymentRequest,
 } from '@lendlock/contract';
 import type { Kysely, Transaction } from 'kysely';
-import { authorize, may, scopeFor } from '../../authz';
+import { authorize, may, mayIfFound, scopeFor } from '../../authz';
 import type { Tenant } from '../../authz/tenancy';
 import { inTransaction } from '../../db/transaction';
 import type { DB, PaymentSource } from '../../db/types';
@@ -201,7 +201,7 @@ export class LoanService {
         const refuse = (error: string) => invalid.push({ line: candidate.line, error, data: candidate.data });
         const device = devices.get(candidate.imei);
         // The loan's tenant is its device's: another tenant's device is unknown, as an unregistered one.
-        if (!device || !may(actor, 'loans', 'manage', { retailerPhone: device.retailerPhone })) {
+        if (!mayIfFound(actor, 'loans', 'manage', device, (x) => ({ retailerPhone: x.retailerPhone }))) {
           refuse(LOAN_MESSAGES.unknownImei);
           continue;
         }
@@ -303,7 +303,7 @@ export class LoanService {
     const found = tenants === null ? [] : await lockLoansByRef(trx, input.loanRef.trim(), tenants);
     if (found.length > 1) return { ok: false, status: 409, message: LOAN_MESSAGES.loanRefAmbiguous };
     const loan = found[0];
-    if (!loan || !may(caller.actor, 'payments', 'record', { retailerPhone: loan.retailer_phone }))
+    if (!mayIfFound(caller.actor, 'payments', 'record', loan, (x) => ({ retailerPhone: x.retailer_phone })))
       return { ok: false, status: 404, message: LOAN_MESSAGES.unknownLoan };
     const currency = loan.currency.trim();
     if (input.currency !== undefined && input.currency.trim() !== currency)

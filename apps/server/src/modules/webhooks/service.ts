@@ -15,7 +15,7 @@ import {
   type WebhookEvent,
 } from '@lendlock/contract';
 import type { Kysely } from 'kysely';
-import { authorize, may, scopeFor } from '../../authz';
+import { authorize, may, mayIfFound, scopeFor } from '../../authz';
 import type { DB } from '../../db/types';
 import { seal, unseal } from '../../lib/sealed';
 import type { Principal } from '../../plugins/auth';
@@ -137,8 +137,8 @@ export class WebhookService {
   /** The endpoint `id` if `actor` may `action` it; another tenant's answers as an unknown one. */
   private async endpointFor(actor: Principal, action: 'read' | 'manage', id: number): Promise<EndpointRow> {
     const row = await findEndpoint(this.options.db, id);
-    const tenant = row ? { retailerPhone: row.retailer_phone } : null;
-    if (!row || !tenant || !may(actor, 'webhooks', action, tenant)) throw notFound(WEBHOOK_MESSAGES.notFound);
+    if (!mayIfFound(actor, 'webhooks', action, row, (r) => ({ retailerPhone: r.retailer_phone })))
+      throw notFound(WEBHOOK_MESSAGES.notFound);
     return row;
   }
 
@@ -200,7 +200,7 @@ export class WebhookService {
   async replay({ actor, address }: Caller, deliveryId: number): Promise<void> {
     const { db } = this.options;
     const delivery = await findDelivery(db, deliveryId);
-    if (!delivery || !may(actor, 'webhooks', 'manage', { retailerPhone: delivery.retailer_phone }))
+    if (!mayIfFound(actor, 'webhooks', 'manage', delivery, (x) => ({ retailerPhone: x.retailer_phone })))
       throw notFound(WEBHOOK_MESSAGES.deliveryNotFound);
     await requeueDelivery(db, deliveryId, this.options.giveUpAfterMs);
     await appendAudit(db, {
