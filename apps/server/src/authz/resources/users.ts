@@ -24,7 +24,8 @@ export interface UserObject {
 /**
  * The tenant of an account `p` creates: a retailer's user creates accounts of its own retailer only, so
  * whatever the request named (null, another phone) is replaced by its own; the lender's user gives the
- * retailer the request named (null: the lender). Why silently, not refused: docs/tenancy-people.md.
+ * retailer the request named (null: the lender). Silently, not refused: the spec's addUser.php has no
+ * retailer field and the console sends none.
  */
 export function tenantOfNewUser(p: Pick<Principal, 'retailerPhone'>, requested: Tenant | undefined): Tenant {
   return p.retailerPhone ?? requested ?? null;
