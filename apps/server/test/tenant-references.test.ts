@@ -293,6 +293,29 @@ describe.each(databaseKinds())('references per tenant on %s', (kind) => {
     expect(saved.statusCode, saved.body).toBe(200);
   });
 
+  it('shows a retailer the policy’s exclusions of its own retailer and devices only', async () => {
+    const [ofA, ofB, ofLender] = [await device(RETAILER_A), await device(RETAILER_B), await device(null)];
+    const policy: CollectionsPolicy = {
+      ...DEFAULT_COLLECTIONS_POLICY,
+      excludedImeis: [ofA, ofB, ofLender],
+      excludedRetailers: [RETAILER_A, RETAILER_B],
+    };
+    const saved = await call(lenderSuper.token, '/api/v2/collections/policy', { policy }, 'PUT');
+    expect(saved.statusCode, saved.body).toBe(200);
+    const read = (token: string, url: string) =>
+      app.inject({ method: 'GET', url, headers: { 'x-api-key': token } });
+    const shown = (await read(retailerA.token, '/api/v2/collections/policy')).json().policy;
+    expect([shown.excludedImeis, shown.excludedRetailers]).toEqual([[ofA], [RETAILER_A]]);
+    const versions = (await read(retailerA.token, '/api/v2/collections/policy/versions')).json().items;
+    expect(JSON.stringify(versions)).not.toMatch(new RegExp(`${ofB}|${ofLender}|${RETAILER_B}`));
+    // The lender sees every exclusion.
+    const full = (await read(lender.token, '/api/v2/collections/policy')).json().policy;
+    expect([full.excludedImeis, full.excludedRetailers]).toEqual([
+      [ofA, ofB, ofLender],
+      [RETAILER_A, RETAILER_B],
+    ]);
+  });
+
   it('another tenant’s hold is not found, as an unknown device’s, and stays', async () => {
     const ofB = await device(RETAILER_B);
     const held = await call(

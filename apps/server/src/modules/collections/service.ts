@@ -38,7 +38,7 @@ import { appendAudit } from '../audit/repository';
 import { recomputeDesired } from '../commands/cancel';
 import { recordCommandSet } from '../commands/issue';
 import type { CommandService } from '../commands/service';
-import { findDevice } from '../devices/repository';
+import { devicesByEitherImei, findDevice } from '../devices/repository';
 import { loanStatus } from '../loans/repository';
 import { commandEvents, type EventSink } from '../webhooks/events';
 import { countsOfRun } from './engine';
@@ -135,7 +135,7 @@ export class CollectionsService {
     const current = await policyInForce(this.db);
     return {
       version: current.version,
-      policy: current.policy,
+      policy: await this.asSeenBy(actor, current.policy),
       changedBy: current.changedBy,
       changedAt: iso(current.changedAt),
     };
@@ -203,17 +203,34 @@ export class CollectionsService {
   async versions(actor: Principal): Promise<(CollectionsPolicyVersion & { changes: PolicyChange[] })[]> {
     authorize(actor, 'collections', 'view', 'policy', () => forbidden(COLLECTIONS_MESSAGES.policyRetailer));
     const rows = await policyVersions(this.db, 1000);
+    const seen = await Promise.all(rows.map((row) => this.asSeenBy(actor, policyOf(row))));
     return rows.map((row, index) => {
-      const before = rows[index + 1];
-      const policy = policyOf(row);
+      const before = seen[index + 1];
+      const policy = seen[index] as CollectionsPolicy;
       return {
         version: row.version,
         policy,
         changedBy: row.created_by,
         changedAt: iso(row.created_at),
-        changes: policyChanges(before ? policyOf(before) : null, policy),
+        changes: policyChanges(before ?? null, policy),
       };
     });
+  }
+
+  /**
+   * The policy as `actor` may see it: a retailer's user sees the exclusions of its own retailer and
+   * devices only (another tenant's IMEIs and phones are theirs), the lender's users all of it.
+   */
+  private async asSeenBy(actor: Principal, policy: CollectionsPolicy): Promise<CollectionsPolicy> {
+    const scope = scopeFor(actor, 'collections');
+    if (scope.retailerPhone === null) return policy;
+    const own = await devicesByEitherImei(this.db, policy.excludedImeis, scope);
+    const ownImeis = new Set(own.flatMap((d) => [d.imei1, d.imei2]));
+    return {
+      ...policy,
+      excludedImeis: policy.excludedImeis.filter((imei) => ownImeis.has(imei)),
+      excludedRetailers: policy.excludedRetailers.filter((phone) => phone === scope.retailerPhone),
+    };
   }
 
   // ---- The plan ----
