@@ -25,7 +25,7 @@ import {
 } from '@lendlock/contract';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
-import { authorize, may, mayIfFound, scopeFor } from '../../authz';
+import { authorize, mayIfFound, scopeFor } from '../../authz';
 import type { TenantScope } from '../../authz/tenancy';
 import { PRIORITY_BULK, PRIORITY_RECONCILE } from '../../db/priority';
 import { currentTenant, withTenant } from '../../db/tenant';

@@ -8,7 +8,7 @@ import {
   MESSAGES,
 } from '@lendlock/contract';
 import type { Kysely } from 'kysely';
-import { may, mayIfFound, scopeFor } from '../../authz';
+import { mayIfFound, scopeFor } from '../../authz';
 import type { DB } from '../../db/types';
 import type { Principal } from '../../plugins/auth';
 import { toDeenrollRow, toDeviceRecord, toExecutedCommandRow, toRegistrationRow } from './mapper';

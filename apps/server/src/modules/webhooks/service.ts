@@ -15,7 +15,7 @@ import {
   type WebhookEvent,
 } from '@lendlock/contract';
 import type { Kysely } from 'kysely';
-import { authorize, may, mayIfFound, scopeFor } from '../../authz';
+import { authorize, mayIfFound, scopeFor } from '../../authz';
 import type { DB } from '../../db/types';
 import { seal, unseal } from '../../lib/sealed';
 import type { Principal } from '../../plugins/auth';
