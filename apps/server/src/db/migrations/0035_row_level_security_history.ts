@@ -6,7 +6,8 @@
  */
 import { type Kysely, sql } from 'kysely';
 
-const TENANT = `current_setting('lendlock.tenant', true)`;
+// In a scalar subquery, PostgreSQL reads the setting once per statement (an InitPlan), not once per row.
+const TENANT = `(SELECT current_setting('lendlock.tenant', true))`;
 
 const OWNERSHIP: readonly (readonly [table: string, owned: string])[] = [
   ['registrations', `registrations.retailer_phone = ${TENANT}`],
