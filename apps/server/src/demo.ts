@@ -69,14 +69,18 @@ async function seedHistory(app: FastifyInstance, fleet: Fleet): Promise<void> {
   const { db, commands } = app.ctx;
   const random = rng(11);
   const users = await db.selectFrom('users').select(['id', 'email', 'userlevel', 'retailer_phone']).execute();
-  const actors: Principal[] = users.map((u) => ({
-    credential: 'session',
-    userId: u.id,
-    email: u.email,
-    userlevel: u.userlevel,
-    permissions: new Set(),
-    retailerPhone: null,
-  }));
+  // The history's commands are issued as the lender's ADMINs and SUPERADMINs: they hold every command's
+  // permission (a USER's would need its grants, which the command service checks).
+  const actors: Principal[] = users
+    .filter((u) => u.userlevel !== 'USER' && u.retailer_phone === null)
+    .map((u) => ({
+      credential: 'session',
+      userId: u.id,
+      email: u.email,
+      userlevel: u.userlevel,
+      permissions: new Set(),
+      retailerPhone: null,
+    }));
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
   const ordinary = RAW_COMMANDS.filter(
     (c) => !['RELEASE', 'FORMATTEDDEVICE', 'REBOOT', 'UPDATE'].includes(c),

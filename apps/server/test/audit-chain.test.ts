@@ -71,16 +71,22 @@ describe.each(databaseKinds())('the audit hash chain (%s)', (kind) => {
 
   it('refuses UPDATE, DELETE and TRUNCATE, even with session_replication_role = replica', async () => {
     const before = await database.db.selectFrom('audit_log').selectAll().orderBy('id').execute();
-    await expect(sql`UPDATE audit_log SET result = 'x'`.execute(database.db)).rejects.toThrow(/append-only/);
-    await expect(sql`DELETE FROM audit_log`.execute(database.db)).rejects.toThrow(/append-only/);
-    await expect(sql`TRUNCATE audit_log`.execute(database.db)).rejects.toThrow(/append-only/);
-    await expect(sql`TRUNCATE audit_chain`.execute(database.db)).rejects.toThrow(/append-only/);
-    await expect(
+    // The app's own role (row-level security's, ADR 0011) holds no UPDATE, DELETE or TRUNCATE grant.
+    await expect(sql`UPDATE audit_log SET result = 'x'`.execute(database.db)).rejects.toThrow(
+      /permission denied/,
+    );
+    // The tables' owner (the test's superuser) is refused by the append-only triggers.
+    const asOwner = (statement: ReturnType<typeof sql>, replica = false) =>
       database.db.transaction().execute(async (trx) => {
-        await sql`SET LOCAL session_replication_role = replica`.execute(trx);
-        await sql`UPDATE audit_log SET result = 'x'`.execute(trx);
-      }),
-    ).rejects.toThrow(/append-only/);
+        await sql`SET LOCAL ROLE NONE`.execute(trx);
+        if (replica) await sql`SET LOCAL session_replication_role = replica`.execute(trx);
+        await statement.execute(trx);
+      });
+    await expect(asOwner(sql`UPDATE audit_log SET result = 'x'`)).rejects.toThrow(/append-only/);
+    await expect(asOwner(sql`DELETE FROM audit_log`)).rejects.toThrow(/append-only/);
+    await expect(asOwner(sql`TRUNCATE audit_log`)).rejects.toThrow(/append-only/);
+    await expect(asOwner(sql`TRUNCATE audit_chain`)).rejects.toThrow(/append-only/);
+    await expect(asOwner(sql`UPDATE audit_log SET result = 'x'`, true)).rejects.toThrow(/append-only/);
     expect(await database.db.selectFrom('audit_log').selectAll().orderBy('id').execute()).toEqual(before);
   });
 

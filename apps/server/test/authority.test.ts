@@ -203,9 +203,13 @@ describe.each(databaseKinds())('batch authority on %s', (kind) => {
         // The chunk is waiting for the owner's row (PGlite has one connection: it waits for the commit).
         await vi.waitFor(
           async () => {
-            const waiting = await sql<{ n: number }>`
-              SELECT count(*)::int AS n FROM pg_stat_activity
-              WHERE datname = current_database() AND wait_event_type = 'Lock'`.execute(database.db);
+            // As the test's superuser: the app's row-level-security role sees no other session's waits.
+            const waiting = await database.db.transaction().execute(async (probe) => {
+              await sql`SET LOCAL ROLE NONE`.execute(probe);
+              return sql<{ n: number }>`
+                SELECT count(*)::int AS n FROM pg_stat_activity
+                WHERE datname = current_database() AND wait_event_type = 'Lock'`.execute(probe);
+            });
             expect(waiting.rows[0]?.n).toBeGreaterThan(0);
           },
           { timeout: 10_000, interval: 20 },

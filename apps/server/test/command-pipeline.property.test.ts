@@ -113,7 +113,8 @@ describe.each(databaseKinds())('one command pipeline on %s (property)', (kind) =
 
   const world = async (online: readonly boolean[]): Promise<World> => {
     const phone = `8${String(randomInt(1e9)).padStart(9, '0')}`;
-    const user = await buildUser(database, { userlevel: 'ADMIN', retailerPhone: phone });
+    // A retailer's SUPERADMIN: device action ALL is SUPERADMIN's (authz/resources/batches.ts).
+    const user = await buildUser(database, { userlevel: 'SUPERADMIN', retailerPhone: phone });
     const seed = randomInt(1000);
     const base = randomInt(100_000_000) * 10;
     // Sorted: device action ALL reaches devices in imei1 order, so slot i is the i-th device of both worlds.
@@ -150,7 +151,7 @@ describe.each(databaseKinds())('one command pipeline on %s (property)', (kind) =
       credential: 'session',
       userId: user.id,
       email: user.email,
-      userlevel: 'ADMIN',
+      userlevel: 'SUPERADMIN',
       permissions: new Set(),
       retailerPhone: phone,
     };

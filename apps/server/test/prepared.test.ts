@@ -10,6 +10,7 @@ import { describe, expect, inject, it } from 'vitest';
 import { loadConfig } from '../src/config';
 import { openDatabase } from '../src/db/database';
 import { statementName, usePreparedStatements } from '../src/db/prepared';
+import { TENANT_STATEMENT } from '../src/db/tenant-dialect';
 
 const postgresUrl = inject('postgresUrl');
 
@@ -69,7 +70,12 @@ describe('prepared statements (the server database)', () => {
   };
 
   it.skipIf(!postgresUrl)('are on by default', async () => {
-    await withDatabase(undefined, (names) => expect(names).toEqual([statementName('SELECT $1::text AS v')]));
+    await withDatabase(undefined, (names) =>
+      // Beside the connection's own tenant setting (db/tenant-dialect.ts), also prepared.
+      expect(names.filter((n) => n !== statementName(TENANT_STATEMENT))).toEqual([
+        statementName('SELECT $1::text AS v'),
+      ]),
+    );
   });
 
   it.skipIf(!postgresUrl)('are off with DATABASE_PREPARED_STATEMENTS=off', async () => {

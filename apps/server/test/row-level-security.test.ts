@@ -10,9 +10,9 @@ import { type Kysely, sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admin } from '../src/authz/policies';
-import { TENANT_TABLES } from '../src/db/migrations/0032_row_level_security';
 import { TENANT_ROLE } from '../src/db/roles';
 import { asSystem, asSystemWithin, currentTenant, withTenant } from '../src/db/tenant';
+import { TENANT_TABLES } from '../src/db/tenant-tables';
 import type { DB } from '../src/db/types';
 import { Poller } from '../src/lib/poller';
 import { emitEvents } from '../src/modules/webhooks/repository';
@@ -60,6 +60,10 @@ const OWNER_COLUMN: Record<string, [column: string, key: keyof Seeded]> = {
   loan_instalments: ['loan_id', 'loan'],
   loan_payments: ['loan_id', 'loan'],
   webhook_deliveries: ['endpoint_id', 'endpoint'],
+  registrations: ['imei1', 'imei'],
+  releases: ['imei1', 'imei'],
+  deenrollments: ['imei1', 'imei'],
+  reregistration_requests: ['imei1', 'imei'],
 };
 
 /** The column an UPDATE sets to itself (identity columns cannot be set). */
@@ -106,6 +110,11 @@ async function seed(db: Kysely<DB>, tag: Tag): Promise<Seeded> {
     sql`INSERT INTO commands (transaction_id, imei1, command, kind, interface, user_label)
         VALUES (${`tx-${tag}`}, ${imei}, 'LOCK', 'state', 'S', 'seed')`,
     sql`INSERT INTO collection_holds (imei1, reason, held_by) VALUES (${imei}, 'seed', 'seed')`,
+    sql`INSERT INTO registrations (imei1, match_status, registration_status, retailer_phone)
+        VALUES (${imei}, 'YES', 'REGISTERED', ${phone})`,
+    sql`INSERT INTO releases (imei1, released_by) VALUES (${imei}, 'seed')`,
+    sql`INSERT INTO deenrollments (imei1, action) VALUES (${imei}, 'seed')`,
+    sql`INSERT INTO reregistration_requests (imei1, profile) VALUES (${imei}, '{}'::jsonb)`,
   ];
   for (const statement of statements) await statement.execute(db);
   const { id: batch } = await one<{ id: number }>(
@@ -260,6 +269,9 @@ describe.each(databaseKinds())('row-level security (%s)', (kind) => {
       // Moving one's own row to another tenant is refused too.
       sql`UPDATE devices SET retailer_phone = ${PHONE_B} WHERE imei1 = ${seeded.A.imei}`,
       sql`UPDATE commands SET imei1 = ${seeded.B.imei} WHERE imei1 = ${seeded.A.imei}`,
+      sql`INSERT INTO registrations (imei1, match_status, registration_status, retailer_phone)
+          VALUES (${seeded.B.imei}, 'YES', 'REGISTERED', ${PHONE_B})`,
+      sql`INSERT INTO releases (imei1, released_by) VALUES (${seeded.B.imei}, 'intruder')`,
     ];
     for (const attempt of attempts)
       await expect(

@@ -19,6 +19,10 @@ import {
 } from 'kysely';
 import { currentTenant, TENANT_SETTING } from './tenant';
 
+/** The statements that set a connection's tenant (and role): prepared like any other. */
+export const TENANT_STATEMENT = `SELECT set_config('${TENANT_SETTING}', $1, false)`;
+const ROLE_AND_TENANT_STATEMENT = `SELECT set_config('role', $1, false), set_config('${TENANT_SETTING}', $2, false)`;
+
 interface ConnectionState {
   tenant?: string;
   role?: string;
@@ -63,11 +67,8 @@ class TenantDriver implements Driver {
       try {
         await connection.executeQuery(
           roleDue
-            ? CompiledQuery.raw(
-                `SELECT set_config('role', $1, false), set_config('${TENANT_SETTING}', $2, false)`,
-                [role, tenant],
-              )
-            : CompiledQuery.raw(`SELECT set_config('${TENANT_SETTING}', $1, false)`, [tenant]),
+            ? CompiledQuery.raw(ROLE_AND_TENANT_STATEMENT, [role, tenant])
+            : CompiledQuery.raw(TENANT_STATEMENT, [tenant]),
         );
       } catch (error) {
         // Unknown state: set both again next time.

@@ -15,7 +15,8 @@
  */
 import { type Kysely, sql } from 'kysely';
 
-const TENANT = `current_setting('lendlock.tenant', true)`;
+// In a scalar subquery, PostgreSQL reads the setting once per statement (an InitPlan), not once per row.
+const TENANT = `(SELECT current_setting('lendlock.tenant', true))`;
 
 /** Table → the condition, on that table's row, that it belongs to the tenant in TENANT. */
 const OWNERSHIP: readonly (readonly [table: string, owned: string])[] = [
