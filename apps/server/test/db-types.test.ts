@@ -5,13 +5,15 @@
  * cannot know (the JSON columns' shapes, the text columns' literal unions, the `date` columns read as
  * text). This test keeps them honest. It migrates a database (the test template, on each kind) and reads
  * the catalog (pg_attribute: what `information_schema` would hide from the row-security role), then
- * reads types.ts with the TypeScript compiler API (ts-morph: the `typescript` package of this repo is the
- * native compiler, without a JavaScript API) and resolves each column's type as Kysely sees it: its select
+ * reads types.ts with the TypeScript compiler API (ts-morph, which bundles its own: the `typescript`
+ * package of this repo is the native compiler, without a JavaScript API, and an `npm:typescript@5` alias
+ * would install a second `tsc` bin over it) and resolves each column's type as Kysely sees it: its select
  * type and its insert type (a `ColumnType<S, I, U>`'s `S` and `I`, or the type itself). It checks:
  * - every table of the schema (but the migrations' bookkeeping) has an interface in `DB`, and `DB` names
  *   no table the schema does not have;
  * - each interface lists exactly its table's columns;
- * - a column's select type includes `null` exactly where the column is nullable;
+ * - a column's select type includes `null` exactly where the column is nullable (`unknown`, a JSON
+ *   column's, admits it);
  * - a column with a default or an identity may be left out of an insert (`Generated<…>`, `WithDefault<…>`,
  *   an insert type with `undefined`); a NOT NULL column with neither may not (an insert without it fails);
  *   a generated column cannot be inserted at all (`never`);
