@@ -228,7 +228,7 @@ export interface DevicesTable {
   retailer_phone: string | null;
   claimstatus: ColumnType<ClaimStatus, ClaimStatus | undefined, ClaimStatus>;
   registrationstatus: ColumnType<RegistrationStatus, RegistrationStatus | undefined, RegistrationStatus>;
-  match_status: 'YES' | 'NO';
+  match_status: WithDefault<'YES' | 'NO'>;
   credential_hash: string | null;
   created_at: CreatedAt;
   registered_at: ColumnType<Date, Date | string | undefined, Date | string>;
@@ -422,8 +422,8 @@ export interface BatchChunksTable {
 /** Device counts kept by triggers (migration 0007), in 16 slots that a reader adds up. */
 export interface DeviceCountsTable {
   slot: number;
-  total: number;
-  deenrolled: number;
+  total: WithDefault<number>;
+  deenrolled: WithDefault<number>;
 }
 
 /** 0022: a lender's loan on one device (README § Loans and payments); amounts in the currency's minor unit. */

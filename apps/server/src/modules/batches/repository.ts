@@ -170,7 +170,7 @@ export async function resumeBatch(
 export async function discardBatch(trx: Transaction<DB>, id: number): Promise<boolean> {
   const cancelled = await trx
     .updateTable('batches')
-    .set({ status: 'cancelled', paused: true, completed_at: sql<Date>`now()` as unknown as Date })
+    .set({ status: 'cancelled', paused: true, completed_at: sql<Date>`now()` })
     .where('id', '=', id)
     .where('status', '=', 'incomplete')
     .executeTakeFirst();
@@ -289,10 +289,8 @@ export async function updateClientBatch(
     .updateTable('batches')
     .set({
       last_imei: progress.lastImei,
-      updated_at: sql<Date>`now()` as unknown as Date,
-      ...(progress.complete
-        ? { status: 'complete' as const, completed_at: sql<Date>`now()` as unknown as Date }
-        : {}),
+      updated_at: sql<Date>`now()`,
+      ...(progress.complete ? { status: 'complete' as const, completed_at: sql<Date>`now()` } : {}),
     })
     .where('id', '=', id)
     .where('status', '!=', 'cancelled')
@@ -327,7 +325,7 @@ export async function insertClientBatch(
       paused: true,
       last_imei: batch.lastImei,
       remarks: 'progress reported by the client',
-      ...(batch.complete ? { completed_at: sql<Date>`now()` as unknown as Date } : {}),
+      ...(batch.complete ? { completed_at: sql<Date>`now()` } : {}),
     })
     .returning('id')
     .executeTakeFirstOrThrow();

@@ -548,7 +548,7 @@ export async function setKillSwitch(
       kill_switch: values.on,
       kill_reason: values.reason,
       kill_changed_by: values.changedBy,
-      kill_changed_at: sql<Date>`now()` as unknown as Date,
+      kill_changed_at: sql<Date>`now()`,
     })
     .returning(['kill_switch', 'kill_reason', 'kill_changed_by', 'kill_changed_at'])
     .executeTakeFirstOrThrow();
@@ -572,7 +572,7 @@ export async function takePaymentCursor(trx: Transaction<DB>): Promise<number | 
 export async function advancePaymentCursor(trx: Transaction<DB>, to: number): Promise<void> {
   await trx
     .updateTable('collection_payment_watch')
-    .set({ payment_cursor: sql<number>`greatest(payment_cursor, ${to})` as unknown as number })
+    .set({ payment_cursor: sql<number>`greatest(payment_cursor, ${to})` })
     .execute();
 }
 
@@ -656,7 +656,7 @@ export async function upsertHold(
         reason: values.reason,
         held_by: values.heldBy,
         held_by_user_id: values.userId,
-        held_at: sql<Date>`now()` as unknown as Date,
+        held_at: sql<Date>`now()`,
       }),
     )
     .returning(['imei1', 'reason', 'held_by', 'held_at'])
@@ -786,7 +786,7 @@ export async function decideRelease(
       state: values.state,
       decided_by: values.decidedBy,
       decided_by_user_id: values.userId,
-      decided_at: sql<Date>`now()` as unknown as Date,
+      decided_at: sql<Date>`now()`,
       note: values.note,
       command_id: values.commandId,
       transaction_id: values.transactionId,
@@ -928,7 +928,7 @@ export async function finishRun(
       note,
       lease_owner: null,
       lease_until: null,
-      finished_at: state === 'DONE' ? (sql<Date>`now()` as unknown as Date) : null,
+      finished_at: state === 'DONE' ? sql<Date>`now()` : null,
     })
     .where('id', '=', id)
     .where('lease_owner', '=', owner)

@@ -219,7 +219,7 @@ export async function devicesWithWork(db: Db, resendAfterMs: number, limit: numb
 export async function expireCommands(db: Db) {
   return db
     .updateTable('commands')
-    .set({ status: 'EXPIRED', completed_at: sql<Date>`now()` as unknown as Date })
+    .set({ status: 'EXPIRED', completed_at: sql<Date>`now()` })
     .where('status', 'in', ['QUEUED', 'SENT'])
     .where('expires_at', 'is not', null)
     .where('expires_at', '<', sql<Date>`now()`)
@@ -230,7 +230,7 @@ export async function expireCommands(db: Db) {
 export async function cancelQueued(db: Db, transactionId: string): Promise<CommandRow | undefined> {
   return db
     .updateTable('commands')
-    .set({ status: 'CANCELLED', completed_at: sql<Date>`now()` as unknown as Date })
+    .set({ status: 'CANCELLED', completed_at: sql<Date>`now()` })
     .where('transaction_id', '=', transactionId)
     .where('status', '=', 'QUEUED')
     .returningAll()

@@ -1,5 +1,12 @@
 import { type DeviceState, INITIAL_DEVICE_STATE } from '@lendlock/contract';
-import { type Insertable, type Kysely, sql, type Transaction, type Updateable } from 'kysely';
+import {
+  type Insertable,
+  type InsertObject,
+  type Kysely,
+  sql,
+  type Transaction,
+  type UpdateObject,
+} from 'kysely';
 import type { TenantScope } from '../../authz/tenancy';
 import { precompiled } from '../../db/precompiled';
 import type { DB, DesiredCause, DeviceRow, RegistrationStatus } from '../../db/types';
@@ -72,7 +79,7 @@ export async function lockDevices(
 }
 
 /** `now()`, for a timestamp column set by the database. */
-export const NOW = sql<Date>`now()` as unknown as Date;
+export const NOW = sql<Date>`now()`;
 
 /**
  * A registration's lock: an advisory lock on the IMEI (it serialises registrations of a device that
@@ -97,7 +104,7 @@ export async function writeRegistration(
     imei1: string;
     imei2: string | null;
     existing: Pick<DeviceRow, 'claimstatus'> | undefined;
-    fields: Omit<Insertable<DB['devices']>, 'imei1'>;
+    fields: Omit<InsertObject<DB, 'devices'>, 'imei1'>;
     profile: Omit<Insertable<DB['registrations']>, 'imei1' | 'match_status' | 'registration_status'>;
     match: 'YES' | 'NO';
     registrationstatus: RegistrationStatus;
@@ -113,12 +120,12 @@ export async function writeRegistration(
     await trx
       .updateTable('devices')
       .set({
-        ...(fields as Updateable<DB['devices']>),
+        ...(fields as UpdateObject<DB, 'devices'>),
         claimstatus: 'ENROLLED',
         registrationstatus: registration.registrationstatus,
         registered_at: NOW,
         online: false,
-        offline_since: sql<Date>`coalesce(offline_since, now())` as unknown as Date,
+        offline_since: sql<Date>`coalesce(offline_since, now())`,
         // The agent that registers has not said what it enforces yet (a formatted phone enforces nothing
         // of what it last reported): unknown until its state arrives.
         reported_state: null,
@@ -164,7 +171,7 @@ export async function deenrollDevice(trx: Transaction<DB>, device: Pick<DeviceRo
       claimstatus: 'DEENROLLED',
       credential_hash: null,
       online: false,
-      offline_since: sql<Date>`coalesce(offline_since, now())` as unknown as Date,
+      offline_since: sql<Date>`coalesce(offline_since, now())`,
     })
     .where('imei1', '=', device.imei1)
     .execute();
@@ -177,7 +184,7 @@ export async function deenrollDevice(trx: Transaction<DB>, device: Pick<DeviceRo
     .set({
       status: 'CANCELLED',
       result: DEENROLLED_RESULT,
-      completed_at: sql<Date>`now()` as unknown as Date,
+      completed_at: sql<Date>`now()`,
     })
     .where('imei1', '=', device.imei1)
     .where('status', 'in', ['QUEUED', 'SENT', 'DELIVERED'])
@@ -287,7 +294,7 @@ export async function insertNonce(db: Db, nonceHash: string, imei1: string, ttlM
     .values({
       nonce_hash: nonceHash,
       imei1,
-      expires_at: sql<Date>`now() + ${ttlMs} * interval '1 millisecond'` as unknown as Date,
+      expires_at: sql<Date>`now() + ${ttlMs} * interval '1 millisecond'`,
     })
     .returning('expires_at')
     .executeTakeFirstOrThrow();
@@ -326,7 +333,7 @@ export async function useApproval(
 ): Promise<number | null> {
   const row = await trx
     .updateTable('reregistration_requests')
-    .set({ status: 'USED', used_at: sql<Date>`now()` as unknown as Date })
+    .set({ status: 'USED', used_at: sql<Date>`now()` })
     .where(
       'id',
       '=',
@@ -359,7 +366,7 @@ export async function recordReregistrationRequest(
     .updateTable('reregistration_requests')
     .set((eb) => ({
       attempts: eb('attempts', '+', 1),
-      last_attempt_at: sql<Date>`now()` as unknown as Date,
+      last_attempt_at: sql<Date>`now()`,
     }))
     .where('imei1', '=', request.imei1)
     .where('status', '=', 'PENDING')
@@ -402,11 +409,11 @@ export async function decideReregistration(
     .updateTable('reregistration_requests')
     .set({
       status: decision.status,
-      decided_at: sql<Date>`now()` as unknown as Date,
+      decided_at: sql<Date>`now()`,
       decided_by: decision.by,
       approved_until:
         decision.status === 'APPROVED'
-          ? (sql<Date>`now() + ${decision.windowMs} * interval '1 millisecond'` as unknown as Date)
+          ? sql<Date>`now() + ${decision.windowMs} * interval '1 millisecond'`
           : null,
     })
     .where('id', '=', id)

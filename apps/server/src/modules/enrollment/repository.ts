@@ -5,7 +5,7 @@ import type { DB } from '../../db/types';
 export async function useSecret(db: Kysely<DB>, hash: string): Promise<{ id: number; name: string } | null> {
   const row = await db
     .updateTable('enrollment_secrets')
-    .set({ last_used_at: sql<Date>`now()` as unknown as Date })
+    .set({ last_used_at: sql<Date>`now()` })
     .where('secret_hash', '=', hash)
     .where('revoked_at', 'is', null)
     .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', sql<Date>`now()`)]))
@@ -55,7 +55,7 @@ export async function revokeSecret(
 ): Promise<{ id: number; name: string } | null> {
   const row = await db
     .updateTable('enrollment_secrets')
-    .set({ revoked_at: sql<Date>`now()` as unknown as Date, revoked_by: by })
+    .set({ revoked_at: sql<Date>`now()`, revoked_by: by })
     .where('revoked_at', 'is', null)
     .$if('id' in which, (q) => q.where('id', '=', (which as { id: number }).id))
     .$if('name' in which, (q) => q.where('name', '=', (which as { name: string }).name))

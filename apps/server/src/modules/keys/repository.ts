@@ -113,7 +113,7 @@ export async function deactivateKeys(
     .updateTable('api_keys')
     .set({
       status: 'inactive',
-      deactivated_at: sql<Date>`now()` as unknown as Date,
+      deactivated_at: sql<Date>`now()`,
       deactivated_by: deactivation.by,
       deactivated_by_level: deactivation.level,
       deactivated_reason: deactivation.reason,
@@ -126,7 +126,7 @@ export async function deactivateKeys(
 export async function touchKey(db: Kysely<DB>, id: number): Promise<void> {
   await db
     .updateTable('api_keys')
-    .set({ last_used_at: sql<Date>`now()` as unknown as Date })
+    .set({ last_used_at: sql<Date>`now()` })
     .where('id', '=', id)
     .where((eb) =>
       eb.or([

@@ -456,7 +456,7 @@ export async function markReversed(
   const row = await trx
     .updateTable('loan_payments')
     .set({
-      reversed_at: sql<Date>`now()` as unknown as Date,
+      reversed_at: sql<Date>`now()`,
       reversed_by: values.by,
       reversal_reason: values.reason,
     })

@@ -13,7 +13,7 @@ export async function replaceResetToken(
   await sql`SELECT pg_advisory_xact_lock(hashtext('password_resets'), ${token.userId}::int)`.execute(trx);
   await trx
     .updateTable('password_resets')
-    .set({ used_at: sql<Date>`now()` as unknown as Date, used_reason: 'superseded' })
+    .set({ used_at: sql<Date>`now()`, used_reason: 'superseded' })
     .where('user_id', '=', token.userId)
     .where('used_at', 'is', null)
     .execute();
@@ -27,7 +27,7 @@ export async function replaceResetToken(
 export async function consumeResetToken(trx: Transaction<DB>, hash: string): Promise<number | undefined> {
   const row = await trx
     .updateTable('password_resets')
-    .set({ used_at: sql<Date>`now()` as unknown as Date, used_reason: 'used' })
+    .set({ used_at: sql<Date>`now()`, used_reason: 'used' })
     .where('token_hash', '=', hash)
     .where('used_at', 'is', null)
     .where('expires_at', '>', sql<Date>`now()`)

@@ -177,7 +177,7 @@ describe.each(databaseKinds())('forgot and reset password on %s', (kind) => {
     expect((await reset(first, 'new-pass-123')).json().message).toBe(MESSAGES.resetTokenInvalid);
     await database.db
       .updateTable('password_resets')
-      .set({ expires_at: sql<Date>`now() - interval '1 second'` as unknown as Date })
+      .set({ expires_at: sql<Date>`now() - interval '1 second'` })
       .where('user_id', '=', user.id)
       .execute();
     expect((await reset(second, 'new-pass-123')).json().message).toBe(MESSAGES.resetTokenInvalid);

@@ -46,7 +46,7 @@ export async function markFilesRemoved(db: Db, stored: readonly string[]): Promi
   for (let i = 0; i < stored.length; i += 1000) {
     const result = await db
       .updateTable('batches')
-      .set({ file_removed_at: sql<Date>`now()` as unknown as Date })
+      .set({ file_removed_at: sql<Date>`now()` })
       .where('stored_file', 'in', stored.slice(i, i + 1000))
       .where('file_removed_at', 'is', null)
       .executeTakeFirst();

@@ -136,7 +136,7 @@ export async function updateUserRow(
 ): Promise<void> {
   await trx
     .updateTable('users')
-    .set({ ...values, updated_at: sql<Date>`now()` as unknown as Date })
+    .set({ ...values, updated_at: sql<Date>`now()` })
     .where('id', '=', id)
     .execute();
 }
