@@ -184,6 +184,16 @@ describe('processes', () => {
       }, 100);
     });
     expect(out).toMatch(/^SUPERADMIN login: superadmin@lendlock\.com \/ \S+$/m);
+    // The banner is one block: no log line between the passwords, the demo fleet and the console's address.
+    const lines = out.split('\n');
+    const first = lines.findIndex((line) => line.startsWith('SUPERADMIN login: '));
+    expect(lines.slice(first, first + 5).map((line) => line.split(':')[0])).toEqual([
+      'SUPERADMIN login',
+      'ADMIN login',
+      'USER login',
+      'Demo fleet',
+      'Console',
+    ]);
     expect(out).toMatch(/^ADMIN login: admin@lendlock\.com \/ \S+$/m);
     expect(out).toMatch(/^USER login: user@lendlock\.com \/ \S+$/m);
     const password = /^USER login: \S+ \/ (\S+)$/m.exec(out)?.[1];
