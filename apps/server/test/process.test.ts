@@ -163,6 +163,8 @@ describe('processes', () => {
         DEMO_DATA: 'on',
         MQTT_PORT: '0',
         DEMO_DEVICES: '6',
+        // As npm start logs: the banner must stand out from the request logs at this level.
+        LOG_LEVEL: 'info',
       }),
     });
     let out = '';
