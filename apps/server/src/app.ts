@@ -16,6 +16,7 @@ import type { Config } from './config';
 import type { Database } from './db/database';
 import { registerPriorityRequests } from './db/priority';
 import type { DB } from './db/types';
+import { RequestLogs } from './lib/request-logs';
 import { loadSecretsKey, type SecretsKey } from './lib/secrets-at-rest';
 import { auditRoutes } from './modules/audit/routes';
 import { AuditSealer } from './modules/audit/sealer';
@@ -211,6 +212,8 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
 
   const app = Fastify({
     logger: options.logger ?? loggerOptions(config.logLevel),
+    // The device API's successful calls at debug, so that a fleet's registrations bury nothing.
+    logController: new RequestLogs(),
     // A hop count is valid at run time (proxy-addr) though Fastify's types omit it.
     trustProxy: config.trustProxy as FastifyServerOptions['trustProxy'],
     bodyLimit: 1024 * 1024,

@@ -12,8 +12,12 @@ import { parseDuration } from './lib/duration';
 
 const repoRoot = resolve(fileURLToPath(new URL('.', import.meta.url)), '../../..');
 
-const duration = (name: string) =>
-  z.string().transform((value, ctx) => {
+/** The variables written as durations (their defaults are shown as such in docs/configuration.md). */
+export const DURATION_VARIABLES = new Set<string>();
+
+const duration = (name: string) => {
+  DURATION_VARIABLES.add(name);
+  return z.string().transform((value, ctx) => {
     const ms = parseDuration(value);
     if (ms === null) {
       ctx.addIssue({ code: 'custom', message: `${name} must be a duration like 8h, 30m, 45s or 1500ms` });
@@ -21,6 +25,7 @@ const duration = (name: string) =>
     }
     return ms;
   });
+};
 
 const int = (name: string, min: number, max: number) =>
   z
@@ -397,5 +402,373 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   };
 }
 
-/** The documented variables (README's table is checked against this list by a test). */
-export const ENV_VARIABLES = Object.keys(envSchema.shape);
+/** Every variable the server reads. */
+export const ENV_VARIABLES = Object.keys(envSchema.shape) as EnvVariable[];
+
+/** The variables' defaults, as the server applies them (durations in milliseconds). */
+export const ENV_DEFAULTS: Record<string, unknown> = envSchema.parse({});
+
+type EnvVariable = keyof typeof envSchema.shape;
+
+/** The sections of docs/configuration.md, in order. */
+export const ENV_GROUPS = {
+  server: 'Server',
+  database: 'Database',
+  channel: 'Device channel (MQTT)',
+  registration: 'Device registration',
+  commands: 'Commands, batches and uploads',
+  security: 'Accounts, sign-in and access',
+  keys: 'Keys at rest',
+  mail: 'Mail',
+  webhooks: 'Webhooks',
+  collections: 'Collections',
+  metrics: 'Metrics',
+  demo: 'Demo',
+} as const;
+
+/**
+ * What each variable does, for docs/configuration.md (`npm run docs:config`; a test keeps the file
+ * current). `unset` says what happens without a variable that has no default; `note` follows a default.
+ * Links are relative to docs/.
+ */
+export const ENV_DOCS: Record<
+  EnvVariable,
+  { group: keyof typeof ENV_GROUPS; description: string; unset?: string; note?: string }
+> = {
+  PORT: {
+    group: 'server',
+    description: 'HTTP port (0–65535).',
+  },
+  HOST: {
+    group: 'server',
+    description:
+      'Address to listen on. The default answers only on this machine (its loopback addresses); `0.0.0.0` listens on every interface. Beyond loopback the server refuses to start without `METRICS_TOKEN` unless `METRICS_PUBLIC=on`.',
+  },
+  DATA_DIR: {
+    group: 'server',
+    description:
+      "Local files: the embedded database (`pgdata/`, unused with `DATABASE_URL`), the mail outbox (`outbox/`), uploaded batch files (`uploads/`) and the demo fleet's credentials (`demo-fleet.json`). A relative value is relative to the working directory (`apps/server` under `npm start`).",
+  },
+  DATABASE_URL: {
+    group: 'database',
+    unset: 'unset: embedded PGlite in `DATA_DIR`',
+    description:
+      'PostgreSQL connection URL (`postgres://…` or `postgresql://…`). See [operations](operations.md#postgresql).',
+  },
+  DATABASE_OWNER_URL: {
+    group: 'database',
+    unset: "unset: migrations run as `DATABASE_URL`'s role",
+    description:
+      "PostgreSQL URL of the owner role that runs the migrations (and grants the application role what it needs) at start; `DATABASE_URL` then signs in as a role that owns nothing, so the application cannot disable the audit log's triggers. See [operations](operations.md#database-roles).",
+  },
+  DATABASE_POOL_SIZE: {
+    group: 'database',
+    description:
+      'Maximum PostgreSQL connections per server instance (1–500), besides 4 kept for single commands.',
+  },
+  DATABASE_PREPARED_STATEMENTS: {
+    group: 'database',
+    description:
+      'PostgreSQL: run parameterised queries as server-side prepared statements (`on` or `off`). Turn off only behind a connection pooler in transaction mode that cannot keep them (PgBouncer before 1.21).',
+  },
+  MQTT_URL: {
+    group: 'channel',
+    unset: 'unset: the embedded broker',
+    description:
+      "External MQTT broker (`mqtt://user:pass@host:1883`, `mqtts://`, `ws://`, `wss://`). No embedded broker is started. The server connects with the URL's credentials (MQTT 5) and shares its subscriptions with the other instances (`MQTT_SHARED_GROUP`). The broker must authenticate each device and confine it to its topics: see [operations](operations.md#the-mqtt-broker).",
+  },
+  MQTT_PORT: {
+    group: 'channel',
+    description:
+      'Port of the embedded broker (plain MQTT over TCP; 1884 so it never collides with a broker on 1883). `0` picks a free port. Unused with `MQTT_URL`.',
+  },
+  ENVELOPE_KEY: {
+    group: 'keys',
+    unset: 'unset: generated once, sealed in the database',
+    description:
+      'AES-256 key of the request envelope: 32 bytes written as base64 (`openssl rand -base64 32`). See [docs/adr/0002](adr/0002-sessions-and-envelope.md).',
+  },
+  SECRETS_KEY: {
+    group: 'keys',
+    unset: 'unset: generated once into `DATA_DIR/secrets.key`',
+    description:
+      'AES-256-GCM key (32 bytes, base64) that seals the secrets the server keeps in the database (`settings`: the generated envelope and MFA keys). Set it, the same on every instance, with PostgreSQL; a wrong key stops the start; `npm run cli -- secrets rotate` re-seals under a new one. See [operations](operations.md#secrets-at-rest).',
+  },
+  SESSION_TTL: {
+    group: 'security',
+    description: 'Absolute lifetime of a console session. This is the time shown in the red notice.',
+  },
+  PRODUCT_LABEL: {
+    group: 'server',
+    description: "Name shown in the console's top bar, sign-in card and page titles (1–60 characters).",
+  },
+  ALLOWED_EMAIL_DOMAINS: {
+    group: 'security',
+    description:
+      'Comma-separated email domains allowed for console users. The first is also used for the bootstrap and demo accounts.',
+  },
+  PASSWORD_MIN_LENGTH: {
+    group: 'security',
+    description:
+      'Minimum password length in characters (8–64), for new users, resets, the CLI and the bootstrap SUPERADMIN. No composition rules; passwords on the shipped list of 195,478 breached and common passwords are refused. See [operations](operations.md#passwords).',
+  },
+  LOGIN_MAX_FAILURES_PER_ACCOUNT: {
+    group: 'security',
+    description:
+      'Failed sign-ins allowed per account from one client address within the window. Across addresses an account is throttled at ten times this, counted apart for each network its owner signed in from, so that a flood cannot lock the owner out ([ADR 0008](adr/0008-account-lockout.md)).',
+  },
+  LOGIN_MAX_FAILURES_PER_ADDRESS: {
+    group: 'security',
+    description:
+      'Failed sign-ins allowed from one client address, over all accounts, within the window; also the device registrations with a wrong enrollment secret allowed from one address.',
+  },
+  LOGIN_THROTTLE_WINDOW: {
+    group: 'security',
+    description: 'Length of the login-throttling window (and of the enrollment-secret throttling).',
+  },
+  MFA_REQUIRED_LEVELS: {
+    group: 'security',
+    description:
+      'Levels that must sign in with a second factor (TOTP): comma-separated `USER`, `ADMIN`, `SUPERADMIN`, or `none`. Such an account without it is taken to set it up after its password, and its session can do nothing else until it has. Other levels may turn it on. See [docs/operations.md](operations.md#two-factor-authentication-mfa).',
+  },
+  MFA_SECRET_KEY: {
+    group: 'keys',
+    unset: 'unset: generated once, sealed in the database',
+    description:
+      'AES-256-GCM key (32 bytes, base64) that seals the TOTP secrets at rest. Keep it outside the database (a secret store) so that a copy of the database alone hands out no second factor. Changing it voids every enrolment: each account must then be reset.',
+  },
+  WEBHOOK_ALLOW_PRIVATE: {
+    group: 'webhooks',
+    description:
+      '`on` lets webhooks go to loopback, private and link-local addresses and to plain `http://` URLs (tests, or receivers on a private network by choice). Off, a webhook URL must be `https://` and resolve only to public addresses, checked again at every connection.',
+  },
+  WEBHOOK_SECRET_KEY: {
+    group: 'keys',
+    unset: 'unset: generated once, kept sealed in the database',
+    description:
+      "AES-256-GCM key (32 bytes, base64) that seals each webhook endpoint's signing secret at rest. Changing it voids every endpoint's secret: delete and add the endpoints again.",
+  },
+  WEBHOOK_OFFLINE_AFTER: {
+    group: 'webhooks',
+    description:
+      'How long an enrolled device must be offline before webhooks subscribed to `device.offline` hear of it (once per disconnection). See [operations](operations.md#webhooks).',
+  },
+  WEBHOOK_RETRY_FIRST: {
+    group: 'webhooks',
+    description:
+      "Delay before a failed webhook delivery's first retry; each next one doubles (±25 % jitter), at most an hour apart, for 24 hours.",
+  },
+  WEBHOOK_TIMEOUT: {
+    group: 'webhooks',
+    description: 'How long a webhook receiver has to answer one attempt.',
+  },
+  TRUST_PROXY: {
+    group: 'security',
+    description:
+      'Where the client address comes from: `false` (the TCP peer), `true` (the left-most `X-Forwarded-For` address), a number of proxy hops, or a comma-separated list of trusted proxy addresses/CIDRs. See [operations](operations.md#several-instances-behind-a-load-balancer).',
+  },
+  BOOTSTRAP_SUPERADMIN_EMAIL: {
+    group: 'security',
+    unset: 'unset: `superadmin@<first allowed domain>`',
+    description: 'Email of the first SUPERADMIN, used on an empty database only.',
+  },
+  BOOTSTRAP_SUPERADMIN_PASSWORD: {
+    group: 'security',
+    unset: 'unset: generated and printed',
+    description:
+      'Password of the first SUPERADMIN (at least 8 characters), used on an empty database only. Never printed.',
+  },
+  SMTP_URL: {
+    group: 'mail',
+    unset: 'unset: mail goes to `DATA_DIR/outbox/`',
+    description:
+      'SMTP server for outgoing mail (password reset links): `smtp://user:pass@host:587` or `smtps://…`. Without it, each mail is written as an `.eml` file and the reset link is logged.',
+  },
+  MAIL_FROM: {
+    group: 'mail',
+    description: 'Sender of outgoing mail.',
+  },
+  PUBLIC_URL: {
+    group: 'server',
+    description:
+      'Address at which users reach the console. Reset links in mails are built on it (`<PUBLIC_URL>/resetPassword/<token>`). Set it in production.',
+  },
+  DEMO_DATA: {
+    group: 'demo',
+    description:
+      "`on`, `off` or `auto` (on with the embedded database, off with `DATABASE_URL`). When on, the first start on an empty database creates the demo ADMIN and USER, puts most of the fleet's IMEIs in the financed list and lays down a few weeks of history; the simulated fleet then runs in-process on every start whose `DATA_DIR` holds its credentials.",
+  },
+  DEMO_DEVICES: {
+    group: 'demo',
+    description: "Size of the demo's simulated fleet (1–20000).",
+  },
+  CLIENT_CODE: {
+    group: 'server',
+    description:
+      'The fixed client code the dynamic action table of retailer users sends (`clientof`); the server refuses any other.',
+  },
+  WEB_DIST: {
+    group: 'server',
+    description: 'Directory of the built console that the server serves.',
+  },
+  LOG_LEVEL: {
+    group: 'server',
+    description: '`fatal`, `error`, `warn`, `info`, `debug`, `trace` or `silent`.',
+  },
+  AUTHZ_CHECK: {
+    group: 'security',
+    description:
+      '`log` or `enforce`: a signed-in request answered without a decision of the authority module (tenancy.md) is logged, or refused with a 500; the tests run with `enforce`.',
+  },
+  SHUTDOWN_TIMEOUT: {
+    group: 'server',
+    description: 'How long a graceful shutdown may take before the process exits with code 1.',
+  },
+  MQTT_HOST: {
+    group: 'channel',
+    description:
+      'Address the embedded broker listens on. Devices on other machines need it reachable. Unused with `MQTT_URL`.',
+  },
+  MQTT_MAX_PACKET_BYTES: {
+    group: 'channel',
+    note: '64 KiB',
+    description:
+      "Largest MQTT packet, in bytes, any client may send to the embedded broker (1024–268435455). A client that announces a larger one is disconnected before any of it is buffered. Commands are at most ~3 KB, acknowledgements ~1 KB. Unused with `MQTT_URL` (set the broker's own limit).",
+  },
+  DEVICE_MQTT_URL: {
+    group: 'channel',
+    unset: 'unset: `MQTT_URL` without its credentials, or `mqtt://localhost:<embedded broker port>`',
+    description:
+      "The broker address handed to devices at registration. Set it whenever devices are not on the server's machine.",
+  },
+  MQTT_SHARED_GROUP: {
+    group: 'channel',
+    description:
+      'Shared-subscription group of the server instances on an external broker (`$share/<group>/…`): each device message is handled by one instance.',
+  },
+  MQTT_LOADTEST_PASSWORD: {
+    group: 'channel',
+    unset: 'unset: no load-test identity',
+    description:
+      "Enables the embedded broker's `lendlock-loadtest` identity (at least 16 characters), which may use every device topic: for benchmarks that multiplex many simulated devices over few connections. Leave it unset in production.",
+  },
+  ENROLLMENT_SECRET: {
+    group: 'registration',
+    unset: 'unset',
+    description:
+      'An enrollment secret from the environment (at least 16 characters), accepted beside the named secrets a SUPERADMIN adds (`npm run cli -- enrollment-secret add`, or `POST /api/v2/enrollmentSecrets`). Agents send it as `X-Enrollment-Secret`. Never stored. With neither, no agent can register (the demo adds its own `demo` secret at each start).',
+  },
+  DEVICE_KEY: {
+    group: 'registration',
+    description:
+      "`required`: every registration must carry a device key (`publicKey`, EC P-256). `optional` also admits agents of before device keys; such a device can only register again with an operator's approval.",
+  },
+  DEVICE_ATTESTATION: {
+    group: 'registration',
+    description:
+      'Android key attestation: `off` ignores it; `record` verifies a chain when an agent sends one and records its security level (a chain that fails is recorded as not attested, with the reason in the audit log); `require` enrols only keys with a valid attestation.',
+  },
+  ATTESTATION_ROOTS: {
+    group: 'registration',
+    unset:
+      "unset: Google's hardware attestation roots (`apps/server/src/modules/devices/attestation-roots.pem`)",
+    description: 'A PEM file of the roots an attestation chain must end at.',
+  },
+  REREGISTRATION_APPROVAL_WINDOW: {
+    group: 'registration',
+    description:
+      "How long an operator's approval of a re-registration request admits one registration of that IMEI.",
+  },
+  REGISTRATION_NONCE_TTL: {
+    group: 'registration',
+    description: 'How long a registration nonce (`POST /device/v1/nonce`) stays valid. Each is single-use.',
+  },
+  REGISTRATION_MAX_PER_ADDRESS: {
+    group: 'registration',
+    description:
+      "Registrations (and, apart, nonces) with a right enrollment secret allowed from one address in `LOGIN_THROTTLE_WINDOW`; then 429 with `Retry-After`. Loopback addresses (the demo fleet, `npm run sim` on the server's machine) are not limited.",
+  },
+  MQTT_DYNSEC: {
+    group: 'channel',
+    description:
+      "`on`: with `MQTT_URL`, provision each device's own client and topics on Mosquitto through its dynamic security plugin, as the identity in `MQTT_URL` ([operations](operations.md#the-mqtt-broker)).",
+  },
+  MQTT_ALLOW_ANONYMOUS: {
+    group: 'channel',
+    description:
+      "The server refuses to start against an external broker that admits anonymous clients (any of them could read and answer every device's commands) unless this is `on`: for test brokers and benchmarks only.",
+  },
+  COMMAND_TTL: {
+    group: 'commands',
+    description:
+      'Time to live of one-shot commands (NOTIFY, REBOOT, UPDATE) not yet delivered; then EXPIRED. State commands (lock, release, …) hold until replaced.',
+  },
+  COMMAND_RESEND_AFTER: {
+    group: 'commands',
+    description:
+      'A command sent to an online device but not acknowledged is sent again after this (devices ignore ids they have executed).',
+  },
+  DISPATCH_INTERVAL: {
+    group: 'commands',
+    description:
+      'How often each instance sweeps: expires old one-shots, and sends what waits for online devices (resends, commands queued during a broker outage).',
+  },
+  UPLOAD_MAX_MB: {
+    group: 'commands',
+    description: 'Largest accepted upload (CSV files), in MB.',
+  },
+  UPLOAD_RETENTION: {
+    group: 'commands',
+    description:
+      'How long an uploaded batch file is kept; then the uploads sweep deletes it and its history link answers 410 (a duration: `90d`, `12h`).',
+  },
+  BATCH_MAX_ROWS: {
+    group: 'commands',
+    description: 'Most data rows a batch CSV may have; a larger file is refused with a clear message.',
+  },
+  BATCH_WORKERS: {
+    group: 'commands',
+    description:
+      'Batch workers per server instance. Workers of every instance share a batch (rows claimed with `FOR UPDATE SKIP LOCKED`), and no row is processed twice.',
+  },
+  COLLECTIONS_WORKERS: {
+    group: 'collections',
+    description:
+      "Run the collections daily run and payment watcher on this instance (`off`: this instance only answers the collections API). Several instances may all run them: one takes the day's run at a time (a lease), and each payment is acted on once ([Collections on autopilot](features.md#collections-on-autopilot)).",
+  },
+  COLLECTIONS_WATCH_INTERVAL: {
+    group: 'collections',
+    description:
+      "How often the payment watcher looks for new payments: an unlock or release on payment goes out within this (plus the command's delivery).",
+  },
+  COLLECTIONS_RUN_CHECK_INTERVAL: {
+    group: 'collections',
+    description:
+      "How often an instance checks whether the day's collections run is due (after the quiet hours in the lender's zone), not done, and not held by another instance.",
+  },
+  REPORT_TIMEZONE: {
+    group: 'server',
+    description:
+      'Time zone of a dated call (reports, exports, audit log, dashboard) that sends no `timeZone`: its whole days and exported date-times, e.g. `Asia/Kolkata`.',
+  },
+  KEY_RATE_LIMIT: {
+    group: 'security',
+    description:
+      'Calls per minute allowed to one integrator API key, counted per server instance; over it, 429 with `Retry-After`.',
+  },
+  METRICS_TOKEN: {
+    group: 'metrics',
+    unset: 'unset: `/metrics` open (only allowed on a loopback `HOST`)',
+    description:
+      'When set (at least 16 characters), `GET /metrics` needs `Authorization: Bearer <token>` (compared in constant time; otherwise 401). Required when `HOST` is not a loopback address, unless `METRICS_PUBLIC=on`. See [operations](operations.md#metrics-and-alerts).',
+  },
+  METRICS_PUBLIC: {
+    group: 'metrics',
+    description:
+      '`on`: allow an open `/metrics` on a non-loopback `HOST` (something in front, e.g. the load balancer, keeps it private).',
+  },
+  API_DOCS: {
+    group: 'server',
+    description: '`off`: no Swagger UI nor OpenAPI document at `/docs` (404).',
+  },
+};

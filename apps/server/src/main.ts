@@ -13,10 +13,8 @@ async function main(): Promise<void> {
     }
     throw error;
   }
+  // Prints the banner: the accounts it created, the demo fleet and the `Console:` line.
   const server = await startServer(config);
-  const port = new URL(server.url).port;
-  const local = ['0.0.0.0', '::', '127.0.0.1', 'localhost'].includes(config.host);
-  console.log(`Console: ${local ? `http://localhost:${port}` : server.url}`);
 
   const shutdown = (signal: string) => {
     server.app.log.info({ signal }, 'shutting down');

@@ -26,6 +26,9 @@ export async function startServer(
     poolSize: config.databasePoolSize,
     preparedStatements: config.databasePreparedStatements,
   });
+  // The banner: the accounts created, the demo fleet and the console's address, printed in one block
+  // once the server listens and the demo runs, so that no log line comes between them.
+  const banner: string[] = [];
   try {
     // As the owner role when DATABASE_OWNER_URL is set (docs/operations.md § Database roles).
     await prepareSchema(config, database);
@@ -33,7 +36,7 @@ export async function startServer(
     await assertRowSecurity(database.db);
     const result = await bootstrap(config, database);
     for (const account of result.created)
-      print(credentialsLine(account.level, account.email, account.password));
+      banner.push(credentialsLine(account.level, account.email, account.password));
     const app = await buildApp({ config, database });
     const url = await app.listen({ port: config.port, host: config.host });
     app.log.info({ url, database: database.kind }, 'Lendlock is serving');
@@ -50,9 +53,11 @@ export async function startServer(
         })
       : null;
     if (demo)
-      print(
+      banner.push(
         `Demo fleet: ${config.demoDevices} simulated devices (npm run sim adds more: --secret ${demo.enrollmentSecret})`,
       );
+    banner.push(`Console: ${consoleUrl(config, url)}`);
+    print(banner.join('\n'));
     let closing: Promise<void> | undefined;
     return {
       app,
@@ -68,7 +73,15 @@ export async function startServer(
       },
     };
   } catch (error) {
+    // Accounts created before the failure are printed all the same: their passwords are shown only once.
+    if (banner.length > 0) print(banner.join('\n'));
     await database.close().catch(() => {});
     throw error;
   }
+}
+
+/** The address printed on the `Console:` line: localhost for a server on this machine's addresses. */
+function consoleUrl(config: Config, url: string): string {
+  const local = ['0.0.0.0', '::', '127.0.0.1', 'localhost'].includes(config.host);
+  return local ? `http://localhost:${new URL(url).port}` : url;
 }

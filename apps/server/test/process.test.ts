@@ -163,6 +163,8 @@ describe('processes', () => {
         DEMO_DATA: 'on',
         MQTT_PORT: '0',
         DEMO_DEVICES: '6',
+        // As npm start logs: the banner must stand out from the request logs at this level.
+        LOG_LEVEL: 'info',
       }),
     });
     let out = '';
@@ -184,6 +186,16 @@ describe('processes', () => {
       }, 100);
     });
     expect(out).toMatch(/^SUPERADMIN login: superadmin@lendlock\.com \/ \S+$/m);
+    // The banner is one block: no log line between the passwords, the demo fleet and the console's address.
+    const lines = out.split('\n');
+    const first = lines.findIndex((line) => line.startsWith('SUPERADMIN login: '));
+    expect(lines.slice(first, first + 5).map((line) => line.split(':')[0])).toEqual([
+      'SUPERADMIN login',
+      'ADMIN login',
+      'USER login',
+      'Demo fleet',
+      'Console',
+    ]);
     expect(out).toMatch(/^ADMIN login: admin@lendlock\.com \/ \S+$/m);
     expect(out).toMatch(/^USER login: user@lendlock\.com \/ \S+$/m);
     const password = /^USER login: \S+ \/ (\S+)$/m.exec(out)?.[1];
