@@ -20,7 +20,7 @@ import { loadSecretsKey, type SecretsKey } from './lib/secrets-at-rest';
 import { auditRoutes } from './modules/audit/routes';
 import { AuditSealer } from './modules/audit/sealer';
 import { authRoutes } from './modules/auth/routes';
-import type { AuthSettings } from './modules/auth/service';
+import { type AuthSettings, authenticator } from './modules/auth/service';
 import { batchRoutes } from './modules/batches/routes';
 import { BatchService } from './modules/batches/service';
 import { CollectionsEngine } from './modules/collections/engine';
@@ -31,8 +31,10 @@ import { CommandService } from './modules/commands/service';
 import { defaultAttestationRootsPath, loadAttestationRoots } from './modules/devices/attestation';
 import type { IdentityPolicy, ProvisionBroker } from './modules/devices/registration';
 import { deviceRoutes } from './modules/devices/routes';
+import { deviceCredentials } from './modules/devices/service';
 import { enrollmentRoutes } from './modules/enrollment/routes';
 import { healthRoutes } from './modules/health/routes';
+import { HealthService } from './modules/health/service';
 import { keyRoutes } from './modules/keys/routes';
 import { loanRoutes } from './modules/loans/routes';
 import { LoanService } from './modules/loans/service';
@@ -87,6 +89,8 @@ export interface AppContext {
   readonly loans: LoanService;
   /** What devices are told to connect to. */
   deviceMqttUrl: string;
+  /** The database's health and figures (modules/health/service.ts). */
+  readonly health: HealthService;
 }
 
 export interface BuildAppOptions {
@@ -207,6 +211,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     webhookDelivery: undefined as unknown as WebhookDelivery,
     loans: new LoanService({ db: database.db, defaultTimeZone: config.reportTimeZone }),
     deviceMqttUrl: '',
+    health: new HealthService(database),
   };
 
   const app = Fastify({
@@ -278,7 +283,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   registerInputGuard(app);
   // Before the auth hook: a command call's every step (its sign-in check too) runs as priority work.
   registerPriorityRequests(app);
-  registerAuth(app, ctx.db, ROUTE_POLICIES, config.mfaRequiredLevels);
+  registerAuth(app, authenticator(database.db), ROUTE_POLICIES, config.mfaRequiredLevels);
   await registerKeyRateLimit(app, config.keyRateLimitPerMinute);
   const consoleFallback = await registerWeb(app, {
     webDist: config.webDist,
@@ -290,7 +295,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   });
   registerErrorHandling(app, consoleFallback);
 
-  const metrics = registerMetrics(app, { database, token: config.metricsToken });
+  const metrics = registerMetrics(app, { health: ctx.health, token: config.metricsToken });
   // The collections engine counts failed actions in the metrics (so it is made after them).
   const collectionsEngine = new CollectionsEngine({
     db: database.db,
@@ -337,7 +342,13 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   app.addHook('onClose', async () => ctx.mailer.close());
 
   if (options.deviceChannel !== false) {
-    const channel = await startDeviceChannel(config, database.db, commands, app.log, metrics.ackApplied);
+    const channel = await startDeviceChannel(
+      config,
+      deviceCredentials(database.db),
+      commands,
+      app.log,
+      metrics.ackApplied,
+    );
     metrics.watchBroker(channel.broker ? 'embedded' : 'external', () => channel.gateway.connected);
     ctx.deviceMqttUrl = channel.deviceMqttUrl;
     ctx.provisionDevice = channel.provisionDevice;

@@ -10,14 +10,9 @@ import {
   type UserLevel,
 } from '@lendlock/contract';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Kysely } from 'kysely';
 import { type Access, policyKey, ROUTE_POLICIES } from '../authz/policies';
 import { asSystem, withTenant } from '../db/tenant';
-import type { DB } from '../db/types';
-import { findPrincipalByKey, findPrincipalBySession } from '../modules/auth/repository';
-import { sessionEndReason } from '../modules/auth/sessionEnd';
-import { touchKey } from '../modules/keys/repository';
-import { hasConfirmedMfa } from '../modules/mfa/repository';
+import { type Authenticator, isTokenShaped } from '../modules/auth/service';
 import { AUTHORIZATION_FAILED } from './envelope';
 import { AppError, forbidden } from './errors';
 
@@ -73,7 +68,8 @@ function allows(access: Access, principal: Principal): boolean {
 
 export function registerAuth(
   app: FastifyInstance,
-  db: Kysely<DB>,
+  /** Who a credential is (modules/auth/service.ts `authenticator`). */
+  auth: Authenticator,
   policies: Readonly<Record<string, Access>> = ROUTE_POLICIES,
   /** MFA_REQUIRED_LEVELS: their sessions reach only `beforeMfa` routes until two-factor is set up. */
   mfaRequiredLevels: readonly UserLevel[] = [],
@@ -110,10 +106,10 @@ export function registerAuth(
     if (!access || access.kind === 'public') return null;
     const header = request.headers[API_KEY_HEADER];
     const token = Array.isArray(header) ? header[0] : header;
-    const principal = token ? await authenticate(db, token) : null;
+    const principal = token ? await auth.authenticate(token) : null;
     if (!principal || !access.credentials.includes(principal.credential)) {
       // A console session that stopped working says why (issue 17.5), so the console can tell its user.
-      const reason = !principal && token && isTokenShaped(token) ? await sessionEndReason(db, token) : null;
+      const reason = !principal && token && isTokenShaped(token) ? await auth.sessionEndReason(token) : null;
       throw new AppError(401, 'UNAUTHENTICATED', AUTHORIZATION_FAILED, {}, reason ? { reason } : {});
     }
     // A session that signed in with its password only and must set up two-factor authentication: it can
@@ -123,22 +119,15 @@ export function registerAuth(
       principal.credential === 'session' &&
       mfaRequiredLevels.includes(principal.userlevel) &&
       !(access.kind === 'signedIn' && access.beforeMfa) &&
-      !(await hasConfirmedMfa(db, principal.userId))
+      !(await auth.hasConfirmedMfa(principal.userId))
     ) {
       throw new AppError(403, 'MFA_ENROLMENT_REQUIRED', MFA_MESSAGES.enrolmentRequired);
     }
     if (!allows(access, principal)) throw forbidden(MESSAGES.unauthorised);
     // A key's last use is recorded only for a call it was allowed to make.
-    if (principal.keyId !== undefined) await touchKey(db, principal.keyId);
+    if (principal.keyId !== undefined) await auth.recordKeyUse(principal.keyId);
     return principal;
   };
-}
-
-const isTokenShaped = (token: string) => token.length >= 16 && token.length <= 256;
-
-async function authenticate(db: Kysely<DB>, token: string): Promise<Principal | null> {
-  if (!isTokenShaped(token)) return null;
-  return (await findPrincipalBySession(db, token)) ?? (await findPrincipalByKey(db, token));
 }
 
 /** The principal of a route whose policy requires sign-in (set by the onRequest hook). */

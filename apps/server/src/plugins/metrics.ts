@@ -12,18 +12,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { COLLECTIONS_RETRY } from '@lendlock/contract';
 import type { FastifyInstance } from 'fastify';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
-import type { Database } from '../db/database';
-import { databaseAnswers } from '../modules/health/ping';
-import {
-  ackLatencies,
-  countIncompleteBatches,
-  countOnlineDevices,
-  countPendingCommands,
-  countRemainingBatchRows,
-  PENDING_STATUSES,
-} from '../modules/health/repository';
-import { countPendingMail } from '../modules/mail/repository';
-import { countOpenCircuits } from '../modules/webhooks/repository';
+import type { HealthService } from '../modules/health/service';
 import { AppError } from './errors';
 
 /** prom-client's three gauges named like counters (`*_total`); `nodejs_active_*{type}` say the same by type. */
@@ -51,7 +40,8 @@ export interface Metrics {
 }
 
 export interface MetricsOptions {
-  database: Database;
+  /** The database's figures (modules/health/service.ts). */
+  health: HealthService;
   /** When set, `/metrics` needs `Authorization: Bearer <token>`. */
   token: string | undefined;
 }
@@ -64,8 +54,7 @@ export function bearerMatches(header: string | undefined, token: string): boolea
   return given !== undefined && same;
 }
 
-export function registerMetrics(app: FastifyInstance, { database, token }: MetricsOptions): Metrics {
-  const db = database.db;
+export function registerMetrics(app: FastifyInstance, { health, token }: MetricsOptions): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   for (const name of MISNAMED_DEFAULTS) registry.removeSingleMetric(name);
@@ -90,7 +79,7 @@ export function registerMetrics(app: FastifyInstance, { database, token }: Metri
     registers: [registry],
     collect() {
       this.reset();
-      this.set({ database: database.kind, broker: broker?.kind ?? 'none' }, 1);
+      this.set({ database: health.databaseKind, broker: broker?.kind ?? 'none' }, 1);
     },
   });
   new Gauge({
@@ -107,7 +96,7 @@ export function registerMetrics(app: FastifyInstance, { database, token }: Metri
     help: '1 when the database answered this scrape (SELECT 1), else 0',
     registers: [registry],
     async collect() {
-      this.set((await databaseAnswers(database)) ? 1 : 0);
+      this.set((await health.databaseAnswers()) ? 1 : 0);
     },
   });
 
@@ -132,7 +121,7 @@ export function registerMetrics(app: FastifyInstance, { database, token }: Metri
   const observeLatencies = async () => {
     const batch = [...awaitingLatency.values()];
     awaitingLatency = new Map();
-    for (const seconds of await ackLatencies(db, batch)) ackLatency.observe(seconds);
+    for (const seconds of await health.ackLatencies(batch)) ackLatency.observe(seconds);
   };
   const ackLatency = new Histogram({
     name: 'lendlock_command_ack_latency_seconds',
@@ -152,39 +141,38 @@ export function registerMetrics(app: FastifyInstance, { database, token }: Metri
     labelNames: ['status'],
     registers: [registry],
     collect: fromDatabase(async (gauge) => {
-      const counts = await countPendingCommands(db);
-      for (const status of PENDING_STATUSES) gauge.set({ status }, counts[status]);
+      for (const [status, count] of await health.pendingCommands()) gauge.set({ status }, count);
     }),
   });
   new Gauge({
     name: 'lendlock_batches_incomplete',
     help: 'Batches neither complete nor cancelled (running, paused or interrupted)',
     registers: [registry],
-    collect: fromDatabase(async (gauge) => gauge.set(await countIncompleteBatches(db))),
+    collect: fromDatabase(async (gauge) => gauge.set(await health.incompleteBatches())),
   });
   new Gauge({
     name: 'lendlock_batch_rows_remaining',
     help: 'Rows of incomplete batches not processed yet',
     registers: [registry],
-    collect: fromDatabase(async (gauge) => gauge.set(await countRemainingBatchRows(db))),
+    collect: fromDatabase(async (gauge) => gauge.set(await health.remainingBatchRows())),
   });
   new Gauge({
     name: 'lendlock_devices_online',
     help: 'Devices connected to the broker',
     registers: [registry],
-    collect: fromDatabase(async (gauge) => gauge.set(await countOnlineDevices(db))),
+    collect: fromDatabase(async (gauge) => gauge.set(await health.onlineDevices())),
   });
   new Gauge({
     name: 'lendlock_mail_outbox_pending',
     help: 'Mail in the outbox not sent yet nor given up (waiting, being sent, or waiting for a retry)',
     registers: [registry],
-    collect: fromDatabase(async (gauge) => gauge.set(await countPendingMail(db))),
+    collect: fromDatabase(async (gauge) => gauge.set(await health.pendingMail())),
   });
   new Gauge({
     name: 'lendlock_webhook_circuits_open',
     help: 'Webhook endpoints whose circuit breaker is open or half-open (failing receivers, paused)',
     registers: [registry],
-    collect: fromDatabase(async (gauge) => gauge.set(await countOpenCircuits(db))),
+    collect: fromDatabase(async (gauge) => gauge.set(await health.openCircuits())),
   });
   const mailFailed = new Counter({
     name: 'lendlock_mail_failed_total',

@@ -1,23 +1,16 @@
 import {
   type AuditRow,
-  auditBrand,
   auditExportFileName,
-  auditFileName,
   auditReportExportQuerySchema,
   auditSearchResponseSchema,
   auditSearchSchema,
-  isAuditEmpty,
-  MESSAGES,
 } from '@lendlock/contract';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppContext } from '../../app';
 import { operatorTimeZone } from '../../lib/timeZone';
 import { requirePrincipal } from '../../plugins/auth';
-import { notFound } from '../../plugins/errors';
-import { auditReport } from '../devices/service';
-import { attachment, auditReportXlsx, streamXlsx } from '../reports/export';
-import { AUDIT_COUNT_CAP, appendAudit } from './repository';
-import { auditLog } from './service';
+import { attachment, streamXlsx } from '../reports/export';
+import { auditLog, exportAuditReport, searchAudit } from './service';
 
 /**
  * The SUPERADMIN's audit log search and export (append-only; the database refuses UPDATE and DELETE),
@@ -38,17 +31,12 @@ export function auditRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       async (request) => {
         const timeZone = operatorTimeZone(ctx.config, request.body.timeZone);
         // What the caller may read of the log (audit/service.ts): a retailer user, its own part.
-        const source = auditLog(ctx.db, requirePrincipal(request), request.body, timeZone);
-        // The count stops at AUDIT_COUNT_CAP: a search never counts the whole log.
-        const [rows, counted] = await Promise.all([
-          source.page(request.body.offset, request.body.limit),
-          source.countUpTo(AUDIT_COUNT_CAP),
-        ]);
+        const found = await searchAudit(ctx.db, requirePrincipal(request), request.body, timeZone);
         return {
           status: 'success' as const,
-          items: rows.map(({ _key, ...row }) => row as AuditRow),
-          total: counted.total,
-          totalCapped: counted.capped,
+          items: found.rows.map(({ _key, ...row }) => row as AuditRow),
+          total: found.total,
+          totalCapped: found.capped,
         };
       },
     );
@@ -80,22 +68,10 @@ export function auditRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       async (request, reply) => {
         const principal = requirePrincipal(request);
         const { imei1, timeZone } = request.query;
-        const audit = await auditReport(ctx.db, principal, imei1);
-        if (isAuditEmpty(audit)) throw notFound(MESSAGES.auditEmpty);
-        const file = await auditReportXlsx(audit, operatorTimeZone(ctx.config, timeZone));
-        const name = auditFileName(auditBrand(audit), imei1);
-        await appendAudit(ctx.db, {
-          actor: principal,
-          action: 'auditReport.export',
-          target: imei1,
+        const { file, name } = await exportAuditReport(ctx.db, principal, {
+          imei1,
+          timeZone: operatorTimeZone(ctx.config, timeZone),
           address: request.ip,
-          result: 'success',
-          details: {
-            registration: audit.registration.length,
-            release: audit.release.length,
-            deenroll: audit.deenroll.length,
-            commands: audit.commands.length,
-          },
         });
         return reply
           .header('content-type', 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet')

@@ -29,7 +29,6 @@ import { type Principal, requirePrincipal } from '../../plugins/auth';
 import { badRequest, forbidden } from '../../plugins/errors';
 import { toExecutedCommandRow } from '../devices/mapper';
 import { COMMAND_MESSAGES } from './messages';
-import { countBatchCommandsByStatus } from './repository';
 
 export const COMMAND_ROUTE_MESSAGES = {
   userMismatch: 'The user field must name the signed-in user.',
@@ -187,8 +186,7 @@ export function commandRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       { schema: { body: batchStatusRequestSchema, response: { 200: batchStatusResponseSchema } } },
       async (request) => {
         // A batch's commands are read as the batch is: its owner or a higher level (batches/service.ts).
-        await ctx.batches.authorised(request.body.batchId, requirePrincipal(request));
-        const rows = await countBatchCommandsByStatus(ctx.db, request.body.batchId);
+        const rows = await ctx.batches.commandCounts(request.body.batchId, requirePrincipal(request));
         const byStatus = Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
         return { status: 'success' as const, total: rows.reduce((sum, r) => sum + Number(r.n), 0), byStatus };
       },

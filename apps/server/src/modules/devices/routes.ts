@@ -26,13 +26,18 @@ import type { AppContext } from '../../app';
 import { operatorTimeZone } from '../../lib/timeZone';
 import { requirePrincipal } from '../../plugins/auth';
 import { badRequest } from '../../plugins/errors';
-import { appendAudit } from '../audit/repository';
 import { admitEnrollment } from '../enrollment/service';
 import { assertMayImportFinanced, readFinancedCsv } from './financed';
 import { decideReregistration, deviceIdentity } from './identity';
 import { issueNonce, registerDevice } from './registration';
-import { importFinanced } from './repository';
-import { appVersions, auditReport, dashboardCharts, deviceDetails, homeData } from './service';
+import {
+  appVersions,
+  auditReport,
+  dashboardCharts,
+  deviceDetails,
+  homeData,
+  importFinancedImeis,
+} from './service';
 
 export function deviceRoutes(ctx: AppContext): FastifyPluginAsyncZod {
   return async (app) => {
@@ -159,13 +164,10 @@ export function deviceRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       source: string,
       request: Parameters<typeof requirePrincipal>[0],
     ) => {
-      const added = await importFinanced(ctx.db, imeis, source);
-      await appendAudit(ctx.db, {
-        actor: requirePrincipal(request),
-        action: 'financed.import',
+      const added = await importFinancedImeis(ctx.db, requirePrincipal(request), {
+        imeis,
+        source,
         address: request.ip,
-        result: 'success',
-        details: { received: imeis.length, added, source },
       });
       return { status: 'success' as const, message: `${added} IMEIs added to the financed list`, added };
     };

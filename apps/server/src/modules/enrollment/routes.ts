@@ -9,7 +9,6 @@ import {
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { AppContext } from '../../app';
 import { requirePrincipal } from '../../plugins/auth';
-import { appendAudit } from '../audit/repository';
 import {
   addEnrollmentSecret,
   assertManagesSecrets,
@@ -43,16 +42,12 @@ export function enrollmentRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       async (request) => {
         const actor = requirePrincipal(request);
         assertManagesSecrets(actor);
-        const added = await addEnrollmentSecret(ctx.db, { ...request.body, createdBy: actor.email });
+        const added = await addEnrollmentSecret(
+          ctx.db,
+          { ...request.body, createdBy: actor.email },
+          { actor, address: request.ip },
+        );
         const expiresAt = added.expiresAt?.toISOString() ?? null;
-        await appendAudit(ctx.db, {
-          actor,
-          action: 'enrollment.secret.add',
-          target: added.name,
-          address: request.ip,
-          result: 'success',
-          details: { id: added.id, expiresAt },
-        });
         return {
           status: 'success' as const,
           message: ENROLLMENT_MESSAGES.secretAdded(added.name),
@@ -70,14 +65,9 @@ export function enrollmentRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       async (request) => {
         const actor = requirePrincipal(request);
         assertManagesSecrets(actor);
-        const revoked = await revokeEnrollmentSecret(ctx.db, { id: request.body.id }, actor.email);
-        await appendAudit(ctx.db, {
+        const revoked = await revokeEnrollmentSecret(ctx.db, { id: request.body.id }, actor.email, {
           actor,
-          action: 'enrollment.secret.revoke',
-          target: revoked.name,
           address: request.ip,
-          result: 'success',
-          details: { id: revoked.id },
         });
         return { status: 'success', message: ENROLLMENT_MESSAGES.secretRevoked(revoked.name) };
       },
