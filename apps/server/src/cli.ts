@@ -14,6 +14,7 @@ import {
 import type { Kysely } from 'kysely';
 import { credentialsLine } from './bootstrap';
 import { ConfigError, loadConfig } from './config';
+import { AppError } from './core/errors';
 import { openDatabase } from './db/database';
 import { prepareSchema } from './db/roles';
 import type { DB } from './db/types';
@@ -31,7 +32,6 @@ import { addEnrollmentSecret, enrollmentSecrets, revokeEnrollmentSecret } from '
 import { resetMfa } from './modules/mfa/service';
 import { resealSettings } from './modules/settings/secrets';
 import { createUser } from './modules/users/service';
-import { AppError } from './plugins/errors';
 
 const USAGE = `Usage:
   npm run cli -- migrate

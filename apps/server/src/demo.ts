@@ -10,10 +10,10 @@ import { RAW_COMMANDS, type RawCommand } from '@lendlock/contract';
 import { Fleet, rng } from '@lendlock/device-sim';
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
+import type { Principal } from './core/principal';
 import { DEENROLLED_RESULT, importFinanced } from './modules/devices/repository';
 import { rotateDemoSecret } from './modules/enrollment/service';
 import { STEP_DAYS as LOAN_STEP_DAYS, seedDemoLoans } from './modules/loans/demo';
-import type { Principal } from './plugins/auth';
 
 export interface Demo {
   fleet: Fleet;

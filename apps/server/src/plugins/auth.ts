@@ -11,28 +11,13 @@ import {
 } from '@lendlock/contract';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { type Access, policyKey, ROUTE_POLICIES } from '../authz/policies';
+import { AppError, forbidden } from '../core/errors';
+import { hasPermission, type Principal } from '../core/principal';
 import { asSystem, withTenant } from '../db/tenant';
 import { type Authenticator, isTokenShaped } from '../modules/auth/service';
 import { AUTHORIZATION_FAILED } from './envelope';
-import { AppError, forbidden } from './errors';
-
-export interface Principal {
-  readonly credential: 'session' | 'key';
-  readonly userId: number;
-  readonly email: string;
-  readonly userlevel: UserLevel;
-  readonly permissions: ReadonlySet<string>;
-  readonly retailerPhone: string | null;
-  /** Set for a session: the hash of its token. */
-  readonly sessionTokenHash?: string;
-  /** Set for an integrator key. */
-  readonly keyId?: number;
-}
 
 declare module 'fastify' {
-  interface FastifyRequest {
-    principal: Principal | null;
-  }
   interface FastifyContextConfig {
     access?: Access;
   }
@@ -45,10 +30,6 @@ export class MissingRoutePolicyError extends Error {
     super(`Route "${route}" has no entry in ROUTE_POLICIES (apps/server/src/authz/policies.ts).`);
     this.name = 'MissingRoutePolicyError';
   }
-}
-
-export function hasPermission(principal: Principal, name: ScreenName): boolean {
-  return passesEveryPermission(principal.userlevel) || principal.permissions.has(name);
 }
 
 function allows(access: Access, principal: Principal): boolean {
@@ -128,10 +109,4 @@ export function registerAuth(
     if (principal.keyId !== undefined) await auth.recordKeyUse(principal.keyId);
     return principal;
   };
-}
-
-/** The principal of a route whose policy requires sign-in (set by the onRequest hook). */
-export function requirePrincipal(request: FastifyRequest): Principal {
-  if (!request.principal) throw new AppError(401, 'UNAUTHENTICATED', AUTHORIZATION_FAILED);
-  return request.principal;
 }

@@ -10,10 +10,10 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { COLLECTIONS_RETRY } from '@lendlock/contract';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { AppError } from '../core/errors';
 import type { HealthService } from '../modules/health/service';
-import { AppError } from './errors';
 
 /** prom-client's three gauges named like counters (`*_total`); `nodejs_active_*{type}` say the same by type. */
 const MISNAMED_DEFAULTS = [
@@ -37,13 +37,14 @@ export interface Metrics {
   collectionsActionFailed: Counter<'action'>;
   /** The device channel's broker, whose connection `lendlock_broker_connected` reports. */
   watchBroker(kind: 'embedded' | 'external', connected: () => boolean): void;
+  /** An HTTP request this instance answered (the plugin's onResponse hook). */
+  observeRequest(labels: { method: string; route: string; status: string }, seconds: number): void;
 }
 
 export interface MetricsOptions {
   /** The database's figures (modules/health/service.ts). */
   health: HealthService;
-  /** When set, `/metrics` needs `Authorization: Bearer <token>`. */
-  token: string | undefined;
+  log: FastifyBaseLogger;
 }
 
 /** Whether `header` is `Bearer <token>`, compared in constant time (digests, so lengths do not show). */
@@ -54,7 +55,8 @@ export function bearerMatches(header: string | undefined, token: string): boolea
   return given !== undefined && same;
 }
 
-export function registerMetrics(app: FastifyInstance, { health, token }: MetricsOptions): Metrics {
+/** This instance's registry and its metrics (built by container.ts; served by `registerMetrics`). */
+export function createMetrics({ health, log }: MetricsOptions): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   for (const name of MISNAMED_DEFAULTS) registry.removeSingleMetric(name);
@@ -65,7 +67,7 @@ export function registerMetrics(app: FastifyInstance, { health, token }: Metrics
       try {
         await read(this);
       } catch (error) {
-        app.log.warn({ err: error }, 'metrics: database read failed');
+        log.warn({ err: error }, 'metrics: database read failed');
         this.reset();
         this.remove({});
       }
@@ -130,7 +132,7 @@ export function registerMetrics(app: FastifyInstance, { health, token }: Metrics
     registers: [registry],
     async collect() {
       await observeLatencies().catch((error: unknown) =>
-        app.log.warn({ err: error }, 'metrics: reading acknowledgement latencies failed'),
+        log.warn({ err: error }, 'metrics: reading acknowledgement latencies failed'),
       );
     },
   });
@@ -190,10 +192,36 @@ export function registerMetrics(app: FastifyInstance, { health, token }: Metrics
   });
   for (const action of COLLECTIONS_RETRY.actions) collectionsActionFailed.inc({ action }, 0);
 
+  return {
+    registry,
+    ackApplied(imei, ack) {
+      acks.inc({ status: ack.status });
+      if (ack.status !== 'EXECUTED' && ack.status !== 'FAILED') return;
+      awaitingLatency.set(`${imei}|${ack.id}`, { imei1: imei, transactionId: ack.id });
+      if (awaitingLatency.size >= LATENCY_BATCH) {
+        observeLatencies().catch((error: unknown) =>
+          log.warn({ err: error }, 'metrics: reading acknowledgement latencies failed'),
+        );
+      }
+    },
+    mailFailed,
+    collectionsActionFailed,
+    watchBroker(kind, connected) {
+      broker = { kind, connected };
+    },
+    observeRequest(labels, seconds) {
+      requests.observe(labels, seconds);
+    },
+  };
+}
+
+/** Times every request and serves `GET /metrics` (with `token`: only to `Authorization: Bearer <token>`). */
+export function registerMetrics(app: FastifyInstance, metrics: Metrics, token: string | undefined): void {
+  const { registry } = metrics;
   app.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url ?? 'unknown';
     if (route === '/metrics') return;
-    requests.observe(
+    metrics.observeRequest(
       { method: request.method, route, status: String(reply.statusCode) },
       reply.elapsedTime / 1000,
     );
@@ -206,23 +234,4 @@ export function registerMetrics(app: FastifyInstance, { health, token }: Metrics
     }
     return reply.header('content-type', registry.contentType).send(await registry.metrics());
   });
-
-  return {
-    registry,
-    ackApplied(imei, ack) {
-      acks.inc({ status: ack.status });
-      if (ack.status !== 'EXECUTED' && ack.status !== 'FAILED') return;
-      awaitingLatency.set(`${imei}|${ack.id}`, { imei1: imei, transactionId: ack.id });
-      if (awaitingLatency.size >= LATENCY_BATCH) {
-        observeLatencies().catch((error: unknown) =>
-          app.log.warn({ err: error }, 'metrics: reading acknowledgement latencies failed'),
-        );
-      }
-    },
-    mailFailed,
-    collectionsActionFailed,
-    watchBroker(kind, connected) {
-      broker = { kind, connected };
-    },
-  };
 }

@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import { type AuditSearch, daysInZone } from '@lendlock/contract';
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { AuditScope } from '../../authz/resources/audit';
+import type { Principal } from '../../core/principal';
 import type { DB } from '../../db/types';
-import type { Principal } from '../../plugins/auth';
 
 export interface AuditEntry {
   actor: Principal | { label: string } | null;

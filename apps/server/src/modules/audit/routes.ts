@@ -6,17 +6,17 @@ import {
   auditSearchSchema,
 } from '@lendlock/contract';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { AppContext } from '../../app';
+import type { RouteContext } from '../../core/context';
+import { requirePrincipal } from '../../core/principal';
 import { operatorTimeZone } from '../../lib/timeZone';
-import { requirePrincipal } from '../../plugins/auth';
 import { attachment, streamXlsx } from '../reports/export';
-import { auditLog, exportAuditReport, searchAudit } from './service';
+import { exportAuditReport } from './service';
 
 /**
  * The SUPERADMIN's audit log search and export (append-only; the database refuses UPDATE and DELETE),
  * and the Audit Report By IMEI's xlsx download.
  */
-export function auditRoutes(ctx: AppContext): FastifyPluginAsyncZod {
+export function auditRoutes(ctx: RouteContext): FastifyPluginAsyncZod {
   return async (app) => {
     app.post(
       '/api/v2/audit/search',
@@ -31,7 +31,7 @@ export function auditRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       async (request) => {
         const timeZone = operatorTimeZone(ctx.config, request.body.timeZone);
         // What the caller may read of the log (audit/service.ts): a retailer user, its own part.
-        const found = await searchAudit(ctx.db, requirePrincipal(request), request.body, timeZone);
+        const found = await ctx.audit.searchAudit(requirePrincipal(request), request.body, timeZone);
         return {
           status: 'success' as const,
           items: found.rows.map(({ _key, ...row }) => row as AuditRow),
@@ -46,7 +46,7 @@ export function auditRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       { schema: { querystring: auditSearchSchema } },
       async (request, reply) => {
         const timeZone = operatorTimeZone(ctx.config, request.query.timeZone);
-        const source = auditLog(ctx.db, requirePrincipal(request), request.query, timeZone);
+        const source = ctx.audit.auditLog(requirePrincipal(request), request.query, timeZone);
         const { stream, done } = streamXlsx(source, 'Audit log');
         done.catch((error: unknown) => request.log.error({ err: error }, 'audit export failed'));
         const name = auditExportFileName(request.query.from, request.query.to);
@@ -68,7 +68,7 @@ export function auditRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       async (request, reply) => {
         const principal = requirePrincipal(request);
         const { imei1, timeZone } = request.query;
-        const { file, name } = await exportAuditReport(ctx.db, principal, {
+        const { file, name } = await ctx.audit.exportAuditReport(principal, {
           imei1,
           timeZone: operatorTimeZone(ctx.config, timeZone),
           address: request.ip,

@@ -5,9 +5,9 @@
 import { type AuditSearch, auditBrand, auditFileName, isAuditEmpty, MESSAGES } from '@lendlock/contract';
 import type { Kysely } from 'kysely';
 import { scopeFor } from '../../authz';
+import { badRequest, notFound } from '../../core/errors';
+import type { Principal } from '../../core/principal';
 import type { DB } from '../../db/types';
-import type { Principal } from '../../plugins/auth';
-import { badRequest, notFound } from '../../plugins/errors';
 import { auditReport } from '../devices/service';
 import { auditReportXlsx, dateTimeCells } from '../reports/export';
 import type { RowSource } from '../reports/sources';

@@ -12,11 +12,11 @@ import {
 } from '@lendlock/contract';
 import type { Kysely } from 'kysely';
 import { authorize } from '../../authz';
+import { AppError, forbidden } from '../../core/errors';
+import type { Principal } from '../../core/principal';
 import type { DB, UserRow } from '../../db/types';
 import { networkHash } from '../../lib/network';
 import { dummyPasswordHash, randomSecret, sha256Hex, verifyPassword } from '../../lib/secrets';
-import type { Principal } from '../../plugins/auth';
-import { AppError, forbidden } from '../../plugins/errors';
 import { appendAudit } from '../audit/repository';
 import { touchKey } from '../keys/repository';
 import { hasConfirmedMfa } from '../mfa/repository';

@@ -29,9 +29,9 @@ import {
 } from '@lendlock/contract';
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { AppContext } from '../../app';
-import { type Principal, requirePrincipal } from '../../plugins/auth';
-import { AppError, badRequest, forbidden } from '../../plugins/errors';
+import type { RouteContext } from '../../core/context';
+import { AppError, badRequest, forbidden } from '../../core/errors';
+import { type Principal, requirePrincipal } from '../../core/principal';
 import { attachment } from '../reports/export';
 import { toBatchListItem, toBatchProgress, toBatchResult } from './mapper';
 import { itemSelection } from './results';
@@ -83,7 +83,7 @@ async function validateUpload(definition: CommandDefinition, path: string, today
   return { ...checked, rows: checked.valid.map((imei): BatchRowInput => ({ imei })) };
 }
 
-export function batchRoutes(ctx: AppContext): FastifyPluginAsyncZod {
+export function batchRoutes(ctx: RouteContext): FastifyPluginAsyncZod {
   const { batches } = ctx;
 
   // The batch's owner or a strictly higher level, with its command's permission (authz/resources/batches.ts).

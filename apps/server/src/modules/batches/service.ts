@@ -25,11 +25,11 @@ import type { Kysely, Transaction } from 'kysely';
 import { authorize, may, scopeFor } from '../../authz';
 import { issuerLevel } from '../../authz/issuer';
 import type { BatchObject } from '../../authz/resources/batches';
+import { type AppError, forbidden, notFound } from '../../core/errors';
+import type { Principal } from '../../core/principal';
 import { asSystem } from '../../db/tenant';
 import { inTransaction } from '../../db/transaction';
 import type { BatchItemRow, BatchRow, DB } from '../../db/types';
-import type { Principal } from '../../plugins/auth';
-import { type AppError, forbidden, notFound } from '../../plugins/errors';
 import { appendAudit } from '../audit/repository';
 import { countBatchCommandsByStatus } from '../commands/repository';
 import type { CommandService } from '../commands/service';
@@ -105,7 +105,8 @@ export interface BatchRunnerOptions {
   db: Kysely<DB>;
   commands: CommandService;
   log: FastifyBaseLogger;
-  oneShotTtlMs: number;
+  /** A one-shot command's time to live; by default the command service's (it owns COMMAND_TTL), which tests may override. */
+  oneShotTtlMs?: number;
   /** Workers of this instance (several share one batch through SKIP LOCKED). */
   workers?: number;
   /** Rows per chunk (one transaction each), set when a batch is stored; by default `chunkSizeFor` its size. */
@@ -578,7 +579,10 @@ export class BatchService {
     const { db } = this.options;
     const batch = await leaseNextBatch(db, this.instanceId, LEASE_MS);
     if (!batch) return false;
-    const record = { ...this.options.commands.recordOptions(true), oneShotTtlMs: this.options.oneShotTtlMs };
+    const record = {
+      ...this.options.commands.recordOptions(true),
+      ...(this.options.oneShotTtlMs !== undefined ? { oneShotTtlMs: this.options.oneShotTtlMs } : {}),
+    };
     const outcome = await inTransaction(db, async (trx) => {
       // The owner's (and key's) standing, under a share lock held to commit: see lockStanding.
       const reason = await this.standingLost(trx, batch);

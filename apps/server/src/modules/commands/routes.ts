@@ -23,10 +23,10 @@ import {
   statusMessageSchema,
 } from '@lendlock/contract';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { AppContext } from '../../app';
+import type { RouteContext } from '../../core/context';
+import { badRequest, forbidden } from '../../core/errors';
+import { type Principal, requirePrincipal } from '../../core/principal';
 import { PRIORITY_SINGLE } from '../../db/priority';
-import { type Principal, requirePrincipal } from '../../plugins/auth';
-import { badRequest, forbidden } from '../../plugins/errors';
 import { toExecutedCommandRow } from '../devices/mapper';
 import { COMMAND_MESSAGES } from './messages';
 
@@ -47,7 +47,7 @@ function assertUser(principal: Principal, user: string | undefined): void {
 /** Commands from the console are interface S, from an integrator key A (batches are B). */
 const interfaceOf = (principal: Principal): 'A' | 'S' => (principal.credential === 'key' ? 'A' : 'S');
 
-export function commandRoutes(ctx: AppContext): FastifyPluginAsyncZod {
+export function commandRoutes(ctx: RouteContext): FastifyPluginAsyncZod {
   return async (app) => {
     app.post(
       '/api/locknotification.php',

@@ -9,10 +9,10 @@ import {
 } from '@lendlock/contract';
 import type { Kysely } from 'kysely';
 import { mayIfFound, scopeFor } from '../../authz';
+import type { Principal } from '../../core/principal';
 import { inTransaction } from '../../db/transaction';
 import type { DB } from '../../db/types';
 import { sha256Hex } from '../../lib/secrets';
-import type { Principal } from '../../plugins/auth';
 import { appendAudit } from '../audit/repository';
 import { toDeenrollRow, toDeviceRecord, toExecutedCommandRow, toRegistrationRow } from './mapper';
 import {

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
-import type { AppContext } from '../../app';
+import type { RouteContext } from '../../core/context';
 
 const UNREACHABLE_MESSAGES = {
   database: 'Database unreachable',
@@ -11,7 +11,7 @@ const UNREACHABLE_MESSAGES = {
  * Liveness (`/healthz`: the process answers) and readiness (`/readyz`: the database answers a `SELECT 1`
  * and this instance's gateway is connected to the MQTT broker). Not ready is 503 naming what is down.
  */
-export function healthRoutes(ctx: AppContext): FastifyPluginAsync {
+export function healthRoutes(ctx: RouteContext): FastifyPluginAsync {
   return async (app) => {
     app.get('/healthz', async () => ({ status: 'ok' }));
     app.get('/readyz', async (request, reply) => {
