@@ -25,10 +25,16 @@ export function auditLog(db: Kysely<DB>, actor: Principal, search: AuditSearch, 
     page: (offset, limit) => rows.page(offset, limit),
     after: (after, limit) => rows.after(after, limit),
     columns: ['Id', 'When', 'Who', 'What', 'Target', 'Address', 'Result', 'Details'],
-    cells: (row) => {
-      const r = row as unknown as AuditRowValues;
-      return [r.id, at(r.at), r.actor, r.action, r.target, r.address, r.result, r.details];
-    },
+    cells: (row) => [
+      row.id,
+      at(row.at),
+      row.actor,
+      row.action,
+      row.target,
+      row.address,
+      row.result,
+      row.details,
+    ],
   };
 }
 
