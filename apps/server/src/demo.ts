@@ -11,7 +11,7 @@ import { Fleet, rng } from '@lendlock/device-sim';
 import type { FastifyInstance } from 'fastify';
 import type { Principal } from './core/principal';
 import { demoActors, spreadDemoHistory } from './modules/demo/repository';
-import { DEENROLLED_RESULT, importFinanced } from './modules/devices/repository';
+import { importFinanced } from './modules/devices/repository';
 import { rotateDemoSecret } from './modules/enrollment/service';
 import { STEP_DAYS as LOAN_STEP_DAYS, seedDemoLoans } from './modules/loans/demo';
 

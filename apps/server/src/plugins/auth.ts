@@ -2,13 +2,7 @@
  * Authentication (`X-API-Key`: a console session token or an integrator API key) and authorization
  * by the route permission table. Every route must be in the table, or the app does not build.
  */
-import {
-  MESSAGES,
-  MFA_MESSAGES,
-  passesEveryPermission,
-  type ScreenName,
-  type UserLevel,
-} from '@lendlock/contract';
+import { MESSAGES, MFA_MESSAGES, passesEveryPermission, type UserLevel } from '@lendlock/contract';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { type Access, policyKey, ROUTE_POLICIES } from '../authz/policies';
 import { AppError, forbidden } from '../core/errors';

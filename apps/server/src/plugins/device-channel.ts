@@ -7,8 +7,6 @@ import { announceWithinMs } from '@lendlock/contract';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config';
 import { withPriority } from '../db/priority';
-import type { DB } from '../db/types';
-import { sha256Hex } from '../lib/secrets';
 import type { CommandService } from '../modules/commands/service';
 import { connectGateway, type Gateway } from '../modules/devices/gateway';
 import type { DeviceCredentials } from '../modules/devices/service';

@@ -10,7 +10,6 @@ import type { RouteContext } from '../../core/context';
 import { requirePrincipal } from '../../core/principal';
 import { operatorTimeZone } from '../../lib/timeZone';
 import { attachment, streamXlsx } from '../reports/export';
-import { exportAuditReport } from './service';
 
 /**
  * The SUPERADMIN's audit log search and export (append-only; the database refuses UPDATE and DELETE),

@@ -8,7 +8,6 @@ import {
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { RouteContext } from '../../core/context';
-import { logout } from './service';
 
 export function authRoutes(ctx: RouteContext): FastifyPluginAsyncZod {
   return async (app) => {

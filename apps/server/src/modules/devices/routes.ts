@@ -26,11 +26,7 @@ import type { RouteContext } from '../../core/context';
 import { badRequest } from '../../core/errors';
 import { requirePrincipal } from '../../core/principal';
 import { operatorTimeZone } from '../../lib/timeZone';
-import { admitEnrollment } from '../enrollment/service';
 import { assertMayImportFinanced, readFinancedCsv } from './financed';
-import { decideReregistration } from './identity';
-import { registerDevice } from './registration';
-import {} from './service';
 
 export function deviceRoutes(ctx: RouteContext): FastifyPluginAsyncZod {
   return async (app) => {

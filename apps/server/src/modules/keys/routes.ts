@@ -9,7 +9,6 @@ import {
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { RouteContext } from '../../core/context';
 import { requirePrincipal } from '../../core/principal';
-import { updateKeyStatus } from './service';
 
 /** Key management, under its own base (`/keyapi/`) as in spec §7. */
 export function keyRoutes(ctx: RouteContext): FastifyPluginAsyncZod {

@@ -17,7 +17,6 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { RouteContext } from '../../core/context';
 import { requirePrincipal } from '../../core/principal';
-import { resetMfa } from './service';
 
 export function mfaRoutes(ctx: RouteContext): FastifyPluginAsyncZod {
   const settings = ctx.authSettings.mfa;

@@ -12,10 +12,8 @@ import type { RouteContext } from '../../core/context';
 import { badRequest } from '../../core/errors';
 import { requirePrincipal } from '../../core/principal';
 import { operatorTimeZone } from '../../lib/timeZone';
-import { openUpload } from '../uploads/service';
 import { streamXlsx } from './export';
 import { type ReportQuery, reportRequest } from './service';
-import { sourceFor } from './sources';
 
 /** Reports and history (spec §7 downloadReports.php) and their streaming xlsx exports. */
 export function reportRoutes(ctx: RouteContext): FastifyPluginAsyncZod {
