@@ -4,13 +4,12 @@
  * ADMIN and a USER with a few permissions, printed the same way. No password is hard-coded.
  */
 import type { UserLevel } from '@lendlock/contract';
-import { sql } from 'kysely';
 import type { Config } from './config';
 import type { Database } from './db/database';
 import { passwordProblem } from './lib/password-policy';
 import { generatePassword } from './lib/secrets';
 import { appendAudit } from './modules/audit/repository';
-import { countUsers } from './modules/users/repository';
+import { countUsers, lockBootstrap } from './modules/users/repository';
 import { createUser } from './modules/users/service';
 
 export interface BootstrapResult {
@@ -47,7 +46,7 @@ export async function bootstrap(config: Config, database: Database): Promise<Boo
 
   // Several instances may start at once on an empty PostgreSQL: one creates, the others see the users.
   return db.transaction().execute(async (trx) => {
-    await sql`SELECT pg_advisory_xact_lock(7466001)`.execute(trx);
+    await lockBootstrap(trx);
     if ((await countUsers(trx)) > 0) return { created: [], demo: false };
 
     const created: BootstrapResult['created'] = [];

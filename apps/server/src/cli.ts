@@ -14,6 +14,7 @@ import {
 import type { Kysely } from 'kysely';
 import { credentialsLine } from './bootstrap';
 import { ConfigError, loadConfig } from './config';
+import { AppError } from './core/errors';
 import { openDatabase } from './db/database';
 import { prepareSchema } from './db/roles';
 import type { DB } from './db/types';
@@ -31,7 +32,6 @@ import { addEnrollmentSecret, enrollmentSecrets, revokeEnrollmentSecret } from '
 import { resetMfa } from './modules/mfa/service';
 import { resealSettings } from './modules/settings/secrets';
 import { createUser } from './modules/users/service';
-import { AppError } from './plugins/errors';
 
 const USAGE = `Usage:
   npm run cli -- migrate
@@ -228,31 +228,17 @@ async function enrollmentSecretCommand(
       console.error(`--expires must be an ISO date-time such as 2027-01-31T00:00:00Z.\n${USAGE}`);
       return 2;
     }
-    const added = await addEnrollmentSecret(db, {
-      name: name.data,
-      expiresAt: values.expires,
-      createdBy: by,
-    });
-    await appendAudit(db, {
-      actor: { label: by },
-      action: 'enrollment.secret.add',
-      target: added.name,
-      result: 'success',
-      details: { id: added.id, expiresAt: added.expiresAt?.toISOString() ?? null },
-    });
+    const added = await addEnrollmentSecret(
+      db,
+      { name: name.data, expiresAt: values.expires, createdBy: by },
+      { actor: { label: by } },
+    );
     out(`Enrollment secret ${added.name}: ${added.secret}`);
     out('Copy it now: it is not shown again.');
     return 0;
   }
   if (sub === 'revoke') {
-    const revoked = await revokeEnrollmentSecret(db, { name: name.data }, by);
-    await appendAudit(db, {
-      actor: { label: by },
-      action: 'enrollment.secret.revoke',
-      target: revoked.name,
-      result: 'success',
-      details: { id: revoked.id },
-    });
+    const revoked = await revokeEnrollmentSecret(db, { name: name.data }, by, { actor: { label: by } });
     out(ENROLLMENT_MESSAGES.secretRevoked(revoked.name));
     return 0;
   }

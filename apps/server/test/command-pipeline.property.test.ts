@@ -16,10 +16,10 @@ import fc from 'fast-check';
 import type { FastifyBaseLogger } from 'fastify';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Principal } from '../src/core/principal';
 import { BatchService } from '../src/modules/batches/service';
 import { CommandService } from '../src/modules/commands/service';
 import type { Gateway } from '../src/modules/devices/gateway';
-import type { Principal } from '../src/plugins/auth';
 import { databaseKinds, openTestDatabase, type TestDatabase } from './db';
 import { buildUser } from './factories';
 

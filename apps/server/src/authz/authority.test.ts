@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Principal } from '../plugins/auth';
+import type { Principal } from '../core/principal';
 import { mayControlBatchOf, mayUseAnyScreen } from './authority';
 import { commands } from './resources/commands';
 

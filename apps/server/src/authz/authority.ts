@@ -11,7 +11,7 @@
  * but a USER may not.
  */
 import { type ScreenName, screenByName, screensOfCommand } from '@lendlock/contract';
-import { hasPermission, type Principal } from '../plugins/auth';
+import { hasPermission, type Principal } from '../core/principal';
 import type { IssuerLevel } from './issuer';
 
 const RANK: Record<IssuerLevel, number> = { USER: 0, ADMIN: 1, system: 1, SUPERADMIN: 2 };

@@ -10,8 +10,9 @@
  * Every call is recorded for the request (decisions.ts), so a request that touched an object without a
  * decision fails in tests.
  */
-import type { Principal } from '../plugins/auth';
-import type { AppError } from '../plugins/errors';
+
+import type { AppError } from '../core/errors';
+import type { Principal } from '../core/principal';
 import { recordDecision } from './decisions';
 import { audit } from './resources/audit';
 import { batches } from './resources/batches';

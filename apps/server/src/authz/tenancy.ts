@@ -5,7 +5,7 @@
  * (users, devices, webhook endpoints) or that of the row it belongs to (a command's device, a key's
  * owner, a batch's user, a loan's device).
  */
-import type { Principal } from '../plugins/auth';
+import type { Principal } from '../core/principal';
 
 /** A principal's tenant: null for the lender, a retailer's phone otherwise. */
 export type Tenant = string | null;

@@ -2,42 +2,16 @@
  * Authentication (`X-API-Key`: a console session token or an integrator API key) and authorization
  * by the route permission table. Every route must be in the table, or the app does not build.
  */
-import {
-  MESSAGES,
-  MFA_MESSAGES,
-  passesEveryPermission,
-  type ScreenName,
-  type UserLevel,
-} from '@lendlock/contract';
+import { MESSAGES, MFA_MESSAGES, passesEveryPermission, type UserLevel } from '@lendlock/contract';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Kysely } from 'kysely';
 import { type Access, policyKey, ROUTE_POLICIES } from '../authz/policies';
+import { AppError, forbidden } from '../core/errors';
+import { hasPermission, type Principal } from '../core/principal';
 import { asSystem, withTenant } from '../db/tenant';
-import type { DB } from '../db/types';
-import { findPrincipalByKey, findPrincipalBySession } from '../modules/auth/repository';
-import { sessionEndReason } from '../modules/auth/sessionEnd';
-import { touchKey } from '../modules/keys/repository';
-import { hasConfirmedMfa } from '../modules/mfa/repository';
+import { type Authenticator, isTokenShaped } from '../modules/auth/service';
 import { AUTHORIZATION_FAILED } from './envelope';
-import { AppError, forbidden } from './errors';
-
-export interface Principal {
-  readonly credential: 'session' | 'key';
-  readonly userId: number;
-  readonly email: string;
-  readonly userlevel: UserLevel;
-  readonly permissions: ReadonlySet<string>;
-  readonly retailerPhone: string | null;
-  /** Set for a session: the hash of its token. */
-  readonly sessionTokenHash?: string;
-  /** Set for an integrator key. */
-  readonly keyId?: number;
-}
 
 declare module 'fastify' {
-  interface FastifyRequest {
-    principal: Principal | null;
-  }
   interface FastifyContextConfig {
     access?: Access;
   }
@@ -50,10 +24,6 @@ export class MissingRoutePolicyError extends Error {
     super(`Route "${route}" has no entry in ROUTE_POLICIES (apps/server/src/authz/policies.ts).`);
     this.name = 'MissingRoutePolicyError';
   }
-}
-
-export function hasPermission(principal: Principal, name: ScreenName): boolean {
-  return passesEveryPermission(principal.userlevel) || principal.permissions.has(name);
 }
 
 function allows(access: Access, principal: Principal): boolean {
@@ -73,7 +43,8 @@ function allows(access: Access, principal: Principal): boolean {
 
 export function registerAuth(
   app: FastifyInstance,
-  db: Kysely<DB>,
+  /** Who a credential is (modules/auth/service.ts `authenticator`). */
+  auth: Authenticator,
   policies: Readonly<Record<string, Access>> = ROUTE_POLICIES,
   /** MFA_REQUIRED_LEVELS: their sessions reach only `beforeMfa` routes until two-factor is set up. */
   mfaRequiredLevels: readonly UserLevel[] = [],
@@ -110,10 +81,10 @@ export function registerAuth(
     if (!access || access.kind === 'public') return null;
     const header = request.headers[API_KEY_HEADER];
     const token = Array.isArray(header) ? header[0] : header;
-    const principal = token ? await authenticate(db, token) : null;
+    const principal = token ? await auth.authenticate(token) : null;
     if (!principal || !access.credentials.includes(principal.credential)) {
       // A console session that stopped working says why (issue 17.5), so the console can tell its user.
-      const reason = !principal && token && isTokenShaped(token) ? await sessionEndReason(db, token) : null;
+      const reason = !principal && token && isTokenShaped(token) ? await auth.sessionEndReason(token) : null;
       throw new AppError(401, 'UNAUTHENTICATED', AUTHORIZATION_FAILED, {}, reason ? { reason } : {});
     }
     // A session that signed in with its password only and must set up two-factor authentication: it can
@@ -123,26 +94,13 @@ export function registerAuth(
       principal.credential === 'session' &&
       mfaRequiredLevels.includes(principal.userlevel) &&
       !(access.kind === 'signedIn' && access.beforeMfa) &&
-      !(await hasConfirmedMfa(db, principal.userId))
+      !(await auth.hasConfirmedMfa(principal.userId))
     ) {
       throw new AppError(403, 'MFA_ENROLMENT_REQUIRED', MFA_MESSAGES.enrolmentRequired);
     }
     if (!allows(access, principal)) throw forbidden(MESSAGES.unauthorised);
     // A key's last use is recorded only for a call it was allowed to make.
-    if (principal.keyId !== undefined) await touchKey(db, principal.keyId);
+    if (principal.keyId !== undefined) await auth.recordKeyUse(principal.keyId);
     return principal;
   };
-}
-
-const isTokenShaped = (token: string) => token.length >= 16 && token.length <= 256;
-
-async function authenticate(db: Kysely<DB>, token: string): Promise<Principal | null> {
-  if (!isTokenShaped(token)) return null;
-  return (await findPrincipalBySession(db, token)) ?? (await findPrincipalByKey(db, token));
-}
-
-/** The principal of a route whose policy requires sign-in (set by the onRequest hook). */
-export function requirePrincipal(request: FastifyRequest): Principal {
-  if (!request.principal) throw new AppError(401, 'UNAUTHENTICATED', AUTHORIZATION_FAILED);
-  return request.principal;
 }

@@ -5,14 +5,11 @@
 import { randomBytes } from 'node:crypto';
 import { announceWithinMs } from '@lendlock/contract';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Kysely } from 'kysely';
 import type { Config } from '../config';
 import { withPriority } from '../db/priority';
-import type { DB } from '../db/types';
-import { sha256Hex } from '../lib/secrets';
 import type { CommandService } from '../modules/commands/service';
 import { connectGateway, type Gateway } from '../modules/devices/gateway';
-import { credentialedDeviceCount, deviceCredentialHash } from '../modules/devices/repository';
+import type { DeviceCredentials } from '../modules/devices/service';
 import { type EmbeddedBroker, startEmbeddedBroker } from './broker';
 import { brokerAdmitsAnonymous, connectDynsec } from './dynsec';
 
@@ -61,7 +58,8 @@ function waitConnected(gateway: Gateway, ms: number): Promise<boolean> {
 
 export async function startDeviceChannel(
   config: Config,
-  db: Kysely<DB>,
+  /** Devices' broker credentials (modules/devices/service.ts). */
+  credentials: DeviceCredentials,
   commands: CommandService,
   log: FastifyBaseLogger,
   /** Told of every acknowledgement once applied (the metrics). */
@@ -89,8 +87,7 @@ export async function startDeviceChannel(
         loadTest: config.mqttLoadTestPassword
           ? { username: 'lendlock-loadtest', password: config.mqttLoadTestPassword }
           : undefined,
-        authenticateDevice: async (imei, credential) =>
-          (await deviceCredentialHash(db, imei)) === sha256Hex(credential),
+        authenticateDevice: (imei, credential) => credentials.matches(imei, credential),
         maxPacketBytes: config.mqttMaxPacketBytes,
         log,
       });
@@ -100,7 +97,7 @@ export async function startDeviceChannel(
     sharedGroup: broker ? null : config.mqttSharedGroup,
     clientId: `lendlock-server-${randomBytes(6).toString('hex')}`,
     log,
-    announceWithinMs: async () => announceWithinMs(await credentialedDeviceCount(db)),
+    announceWithinMs: async () => announceWithinMs(await credentials.count()),
     handlers: {
       onAck: async (imei, ack) => {
         // The acknowledgement of a priority command (a release typed at the counter) is applied as
@@ -126,8 +123,9 @@ export async function startDeviceChannel(
     if (closed > 0) log.info({ imei, connections: closed }, 'device credential revoked: disconnected');
     // Under dynamic security a registration replaced the client already; a de-enrolled device loses it.
     if (authority) {
-      deviceCredentialHash(db, imei)
-        .then((hash) => (hash === null ? authority.removeDevice(imei) : undefined))
+      credentials
+        .hasCredential(imei)
+        .then((has) => (has ? undefined : authority.removeDevice(imei)))
         .catch((error: unknown) =>
           log.error(
             { err: error, imei },

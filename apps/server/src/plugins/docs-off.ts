@@ -3,7 +3,7 @@
  * console's index.html.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { notFound } from './errors';
+import { notFound } from '../core/errors';
 
 const DOCS_PATHS = ['/docs', '/docs/', '/docs/json', '/docs/yaml', '/docs/static/*'];
 

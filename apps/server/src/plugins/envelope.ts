@@ -12,7 +12,7 @@ import {
 } from '@lendlock/contract';
 import type { NodeEnvelopeCodec } from '@lendlock/contract/node';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { AppError } from './errors';
+import { AppError } from '../core/errors';
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -5,25 +5,7 @@
 import type { ErrorCode } from '@lendlock/contract';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
-
-export class AppError extends Error {
-  constructor(
-    readonly statusCode: number,
-    readonly code: ErrorCode,
-    message: string,
-    readonly headers: Record<string, string> = {},
-    /** Extra fields of the error answer (e.g. the invalid rows of a CSV). */
-    readonly extra: Record<string, unknown> = {},
-  ) {
-    super(message);
-    this.name = 'AppError';
-  }
-}
-
-export const badRequest = (message: string) => new AppError(400, 'VALIDATION_FAILED', message);
-export const forbidden = (message: string) => new AppError(403, 'FORBIDDEN', message);
-export const notFound = (message: string) => new AppError(404, 'NOT_FOUND', message);
-export const conflict = (message: string) => new AppError(409, 'CONFLICT', message);
+import { AppError } from '../core/errors';
 
 export const INTERNAL_MESSAGE = 'Something went wrong on our side. Please try again.';
 export const UNAVAILABLE_MESSAGE = 'The service is temporarily unavailable. Please try again shortly.';

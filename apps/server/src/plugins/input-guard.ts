@@ -7,7 +7,7 @@
  */
 import { unstorableTextProblem } from '@lendlock/contract';
 import type { FastifyInstance } from 'fastify';
-import { badRequest } from './errors';
+import { badRequest } from '../core/errors';
 
 export function registerInputGuard(app: FastifyInstance): void {
   // Registered after the envelope plugin: its preValidation hook runs first and opens the body.

@@ -6,7 +6,7 @@
  */
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance } from 'fastify';
-import { AppError } from './errors';
+import { AppError } from '../core/errors';
 
 export async function registerKeyRateLimit(app: FastifyInstance, perMinute: number): Promise<void> {
   await app.register(rateLimit, {

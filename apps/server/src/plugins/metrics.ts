@@ -10,21 +10,10 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { COLLECTIONS_RETRY } from '@lendlock/contract';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
-import type { Database } from '../db/database';
-import { databaseAnswers } from '../modules/health/ping';
-import {
-  ackLatencies,
-  countIncompleteBatches,
-  countOnlineDevices,
-  countPendingCommands,
-  countRemainingBatchRows,
-  PENDING_STATUSES,
-} from '../modules/health/repository';
-import { countPendingMail } from '../modules/mail/repository';
-import { countOpenCircuits } from '../modules/webhooks/repository';
-import { AppError } from './errors';
+import { AppError } from '../core/errors';
+import type { HealthService } from '../modules/health/service';
 
 /** prom-client's three gauges named like counters (`*_total`); `nodejs_active_*{type}` say the same by type. */
 const MISNAMED_DEFAULTS = [
@@ -48,12 +37,14 @@ export interface Metrics {
   collectionsActionFailed: Counter<'action'>;
   /** The device channel's broker, whose connection `lendlock_broker_connected` reports. */
   watchBroker(kind: 'embedded' | 'external', connected: () => boolean): void;
+  /** An HTTP request this instance answered (the plugin's onResponse hook). */
+  observeRequest(labels: { method: string; route: string; status: string }, seconds: number): void;
 }
 
 export interface MetricsOptions {
-  database: Database;
-  /** When set, `/metrics` needs `Authorization: Bearer <token>`. */
-  token: string | undefined;
+  /** The database's figures (modules/health/service.ts). */
+  health: HealthService;
+  log: FastifyBaseLogger;
 }
 
 /** Whether `header` is `Bearer <token>`, compared in constant time (digests, so lengths do not show). */
@@ -64,8 +55,8 @@ export function bearerMatches(header: string | undefined, token: string): boolea
   return given !== undefined && same;
 }
 
-export function registerMetrics(app: FastifyInstance, { database, token }: MetricsOptions): Metrics {
-  const db = database.db;
+/** This instance's registry and its metrics (built by container.ts; served by `registerMetrics`). */
+export function createMetrics({ health, log }: MetricsOptions): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   for (const name of MISNAMED_DEFAULTS) registry.removeSingleMetric(name);
@@ -76,7 +67,7 @@ export function registerMetrics(app: FastifyInstance, { database, token }: Metri
       try {
         await read(this);
       } catch (error) {
-        app.log.warn({ err: error }, 'metrics: database read failed');
+        log.warn({ err: error }, 'metrics: database read failed');
         this.reset();
         this.remove({});
       }
@@ -90,7 +81,7 @@ export function registerMetrics(app: FastifyInstance, { database, token }: Metri
     registers: [registry],
     collect() {
       this.reset();
-      this.set({ database: database.kind, broker: broker?.kind ?? 'none' }, 1);
+      this.set({ database: health.databaseKind, broker: broker?.kind ?? 'none' }, 1);
     },
   });
   new Gauge({
@@ -107,7 +98,7 @@ export function registerMetrics(app: FastifyInstance, { database, token }: Metri
     help: '1 when the database answered this scrape (SELECT 1), else 0',
     registers: [registry],
     async collect() {
-      this.set((await databaseAnswers(database)) ? 1 : 0);
+      this.set((await health.databaseAnswers()) ? 1 : 0);
     },
   });
 
@@ -132,7 +123,7 @@ export function registerMetrics(app: FastifyInstance, { database, token }: Metri
   const observeLatencies = async () => {
     const batch = [...awaitingLatency.values()];
     awaitingLatency = new Map();
-    for (const seconds of await ackLatencies(db, batch)) ackLatency.observe(seconds);
+    for (const seconds of await health.ackLatencies(batch)) ackLatency.observe(seconds);
   };
   const ackLatency = new Histogram({
     name: 'lendlock_command_ack_latency_seconds',
@@ -141,7 +132,7 @@ export function registerMetrics(app: FastifyInstance, { database, token }: Metri
     registers: [registry],
     async collect() {
       await observeLatencies().catch((error: unknown) =>
-        app.log.warn({ err: error }, 'metrics: reading acknowledgement latencies failed'),
+        log.warn({ err: error }, 'metrics: reading acknowledgement latencies failed'),
       );
     },
   });
@@ -152,39 +143,38 @@ export function registerMetrics(app: FastifyInstance, { database, token }: Metri
     labelNames: ['status'],
     registers: [registry],
     collect: fromDatabase(async (gauge) => {
-      const counts = await countPendingCommands(db);
-      for (const status of PENDING_STATUSES) gauge.set({ status }, counts[status]);
+      for (const [status, count] of await health.pendingCommands()) gauge.set({ status }, count);
     }),
   });
   new Gauge({
     name: 'lendlock_batches_incomplete',
     help: 'Batches neither complete nor cancelled (running, paused or interrupted)',
     registers: [registry],
-    collect: fromDatabase(async (gauge) => gauge.set(await countIncompleteBatches(db))),
+    collect: fromDatabase(async (gauge) => gauge.set(await health.incompleteBatches())),
   });
   new Gauge({
     name: 'lendlock_batch_rows_remaining',
     help: 'Rows of incomplete batches not processed yet',
     registers: [registry],
-    collect: fromDatabase(async (gauge) => gauge.set(await countRemainingBatchRows(db))),
+    collect: fromDatabase(async (gauge) => gauge.set(await health.remainingBatchRows())),
   });
   new Gauge({
     name: 'lendlock_devices_online',
     help: 'Devices connected to the broker',
     registers: [registry],
-    collect: fromDatabase(async (gauge) => gauge.set(await countOnlineDevices(db))),
+    collect: fromDatabase(async (gauge) => gauge.set(await health.onlineDevices())),
   });
   new Gauge({
     name: 'lendlock_mail_outbox_pending',
     help: 'Mail in the outbox not sent yet nor given up (waiting, being sent, or waiting for a retry)',
     registers: [registry],
-    collect: fromDatabase(async (gauge) => gauge.set(await countPendingMail(db))),
+    collect: fromDatabase(async (gauge) => gauge.set(await health.pendingMail())),
   });
   new Gauge({
     name: 'lendlock_webhook_circuits_open',
     help: 'Webhook endpoints whose circuit breaker is open or half-open (failing receivers, paused)',
     registers: [registry],
-    collect: fromDatabase(async (gauge) => gauge.set(await countOpenCircuits(db))),
+    collect: fromDatabase(async (gauge) => gauge.set(await health.openCircuits())),
   });
   const mailFailed = new Counter({
     name: 'lendlock_mail_failed_total',
@@ -202,10 +192,36 @@ export function registerMetrics(app: FastifyInstance, { database, token }: Metri
   });
   for (const action of COLLECTIONS_RETRY.actions) collectionsActionFailed.inc({ action }, 0);
 
+  return {
+    registry,
+    ackApplied(imei, ack) {
+      acks.inc({ status: ack.status });
+      if (ack.status !== 'EXECUTED' && ack.status !== 'FAILED') return;
+      awaitingLatency.set(`${imei}|${ack.id}`, { imei1: imei, transactionId: ack.id });
+      if (awaitingLatency.size >= LATENCY_BATCH) {
+        observeLatencies().catch((error: unknown) =>
+          log.warn({ err: error }, 'metrics: reading acknowledgement latencies failed'),
+        );
+      }
+    },
+    mailFailed,
+    collectionsActionFailed,
+    watchBroker(kind, connected) {
+      broker = { kind, connected };
+    },
+    observeRequest(labels, seconds) {
+      requests.observe(labels, seconds);
+    },
+  };
+}
+
+/** Times every request and serves `GET /metrics` (with `token`: only to `Authorization: Bearer <token>`). */
+export function registerMetrics(app: FastifyInstance, metrics: Metrics, token: string | undefined): void {
+  const { registry } = metrics;
   app.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url ?? 'unknown';
     if (route === '/metrics') return;
-    requests.observe(
+    metrics.observeRequest(
       { method: request.method, route, status: String(reply.statusCode) },
       reply.elapsedTime / 1000,
     );
@@ -218,23 +234,4 @@ export function registerMetrics(app: FastifyInstance, { database, token }: Metri
     }
     return reply.header('content-type', registry.contentType).send(await registry.metrics());
   });
-
-  return {
-    registry,
-    ackApplied(imei, ack) {
-      acks.inc({ status: ack.status });
-      if (ack.status !== 'EXECUTED' && ack.status !== 'FAILED') return;
-      awaitingLatency.set(`${imei}|${ack.id}`, { imei1: imei, transactionId: ack.id });
-      if (awaitingLatency.size >= LATENCY_BATCH) {
-        observeLatencies().catch((error: unknown) =>
-          app.log.warn({ err: error }, 'metrics: reading acknowledgement latencies failed'),
-        );
-      }
-    },
-    mailFailed,
-    collectionsActionFailed,
-    watchBroker(kind, connected) {
-      broker = { kind, connected };
-    },
-  };
 }

@@ -2,7 +2,7 @@
  * The audit log: the lender reads all of it; a retailer's user the entries about its retailer's devices and
  * its own actions.
  */
-import type { Principal } from '../../plugins/auth';
+import type { Principal } from '../../core/principal';
 import { sees, type Tenant } from '../tenancy';
 
 /** What a list of audit entries may show: everything, or one retailer's devices and one user's actions. */

@@ -6,7 +6,7 @@
  */
 import type { UserLevel } from '@lendlock/contract';
 import { RAW_COMMANDS } from '@lendlock/contract';
-import type { Principal } from '../../plugins/auth';
+import type { Principal } from '../../core/principal';
 import { mayControlBatchOf, mayUseCommand } from '../authority';
 import { ISSUER_LEVELS, type IssuerLevel, issuerLevel } from '../issuer';
 import { sees, type Tenant } from '../tenancy';

@@ -6,7 +6,7 @@
  * among the lender's users, only a SUPERADMIN saves the policy or resumes collections, while any of its
  * ADMINs may stop them (the route table admits ADMIN and SUPERADMIN only).
  */
-import type { Principal } from '../../plugins/auth';
+import type { Principal } from '../../core/principal';
 import { sees, type Tenant, tenantScope } from '../tenancy';
 
 /** An object of one tenant: a device's hold, an action, a release, a device's failures. */

@@ -7,7 +7,7 @@
  * whoever issued it.
  */
 import type { ScreenName, UserLevel } from '@lendlock/contract';
-import { hasPermission, type Principal } from '../../plugins/auth';
+import { hasPermission, type Principal } from '../../core/principal';
 import { mayCancelIssuedBy, mayUseAnyScreen, mayUseCommand } from '../authority';
 import { issuerLevel } from '../issuer';
 import { sees, type Tenant, tenantScope } from '../tenancy';

@@ -3,7 +3,7 @@
  * the lender every device. The financed-IMEI list decides the Match_Status of every retailer's devices:
  * only the lender changes it.
  */
-import type { Principal } from '../../plugins/auth';
+import type { Principal } from '../../core/principal';
 import { sees, type Tenant, tenantScope } from '../tenancy';
 
 export interface DeviceObject {

@@ -3,7 +3,7 @@
  * retailer): they are the lender's, so only the lender's users (SUPERADMIN, by the route table) list,
  * add or revoke them.
  */
-import type { Principal } from '../../plugins/auth';
+import type { Principal } from '../../core/principal';
 import { tenantScope } from '../tenancy';
 
 export const enrollment = {

@@ -11,7 +11,7 @@
  *   or higher (`reactivate`); what is recorded is never lowered (`raisesDeactivation`).
  */
 import type { UserLevel } from '@lendlock/contract';
-import type { Principal } from '../../plugins/auth';
+import type { Principal } from '../../core/principal';
 import { sees, type TenantScope } from '../tenancy';
 import { type UserObject, users } from './users';
 

@@ -4,7 +4,7 @@
  * `payment_ref`) are its tenant's own: unique per tenant, so a retailer's look-up by ref reads only its own
  * and a lender-wide one names the tenant when two use the same (docs/tenancy.md).
  */
-import type { Principal } from '../../plugins/auth';
+import type { Principal } from '../../core/principal';
 import { sees, type Tenant, tenantScope } from '../tenancy';
 
 export interface LoanObject {

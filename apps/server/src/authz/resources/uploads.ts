@@ -3,7 +3,7 @@
  * `batch/results` applies), with the same answers. The bulk-upload history (Reports) lists every user's
  * uploads to the lender and a retailer's user only its own; it links a file only where `read` allows.
  */
-import type { Principal } from '../../plugins/auth';
+import type { Principal } from '../../core/principal';
 import { type BatchScope, batches } from './batches';
 
 export interface UploadScope {

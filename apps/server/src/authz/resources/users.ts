@@ -11,7 +11,7 @@
  * - One's own account: sign-out, two-factor set-up and status (`self`).
  */
 import { canManage, levelsGivenBy, type UserLevel } from '@lendlock/contract';
-import type { Principal } from '../../plugins/auth';
+import type { Principal } from '../../core/principal';
 import { sees, type Tenant, tenantScope } from '../tenancy';
 
 /** What the rules need to know of an account. */

@@ -1,5 +1,5 @@
 /** Webhook endpoints and their deliveries belong to the tenant that made the endpoint. */
-import type { Principal } from '../../plugins/auth';
+import type { Principal } from '../../core/principal';
 import { sees, type Tenant, tenantScope } from '../tenancy';
 
 export interface EndpointObject {

@@ -2,10 +2,8 @@ import { createHash } from 'node:crypto';
 import { type AuditSearch, daysInZone } from '@lendlock/contract';
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { AuditScope } from '../../authz/resources/audit';
+import type { Principal } from '../../core/principal';
 import type { DB } from '../../db/types';
-import type { Principal } from '../../plugins/auth';
-import { dateTimeCells } from '../reports/export';
-import type { RowSource } from '../reports/sources';
 
 export interface AuditEntry {
   actor: Principal | { label: string } | null;
@@ -90,10 +88,29 @@ export function appendAuditRowsFrom(select: RawBuilder<unknown>): RawBuilder<unk
 /** The most rows a search counts: past it the answer is "more than AUDIT_COUNT_CAP". */
 export const AUDIT_COUNT_CAP = 10_000;
 
-export interface AuditRowSource extends RowSource {
+/** The rows of a search: counted, paged (JSON) and read by key (export); formatted by the service. */
+export interface AuditRows {
+  count(): Promise<number>;
+  /** Rows after `offset` (JSON paging). */
+  page(offset: number, limit: number): Promise<AuditRowValues[]>;
+  /** Rows with key > `after`, by key (export). Returns the rows and the last key. */
+  after(after: number, limit: number): Promise<{ rows: AuditRowValues[]; last: number | null }>;
   /** How many rows match, counting no further than `cap` (`capped`: more match). */
   countUpTo(cap: number): Promise<{ total: number; capped: boolean }>;
 }
+
+/** One row of a search, its `_key` the row's id. */
+export type AuditRowValues = {
+  _key: number;
+  id: number;
+  at: string;
+  actor: string;
+  action: string;
+  target: string | null;
+  address: string | null;
+  result: string;
+  details: string | null;
+};
 
 export function auditSource(
   db: Kysely<DB>,
@@ -101,10 +118,9 @@ export function auditSource(
   timeZone: string,
   /** authz/resources/audit.ts: all (null), or one retailer's devices' rows and one user's actions. */
   scope: AuditScope,
-): AuditRowSource {
+): AuditRows {
   const from = search.from ? daysInZone(search.from, search.from, timeZone).start : null;
   const to = search.to ? daysInZone(search.to, search.to, timeZone).end : null;
-  const at = dateTimeCells(timeZone);
   const query = () => {
     let q = db
       .selectFrom('audit_log')
@@ -128,7 +144,7 @@ export function auditSource(
     if (to) q = q.where('at', '<', to);
     return q;
   };
-  const map = (row: Record<string, unknown>) => ({
+  const map = (row: Record<string, unknown>): AuditRowValues => ({
     _key: Number(row._key),
     id: Number(row.id),
     at: new Date(row.at as string).toISOString(),
@@ -140,17 +156,6 @@ export function auditSource(
     details: row.details === null || row.details === undefined ? null : JSON.stringify(row.details),
   });
   return {
-    columns: ['Id', 'When', 'Who', 'What', 'Target', 'Address', 'Result', 'Details'],
-    cells: (row) => [
-      row.id,
-      at(row.at),
-      row.actor,
-      row.action,
-      row.target,
-      row.address,
-      row.result,
-      row.details,
-    ],
     async count() {
       const row = await query()
         .clearSelect()

@@ -1,29 +1,21 @@
 import {
   type AuditRow,
-  auditBrand,
   auditExportFileName,
-  auditFileName,
   auditReportExportQuerySchema,
   auditSearchResponseSchema,
   auditSearchSchema,
-  isAuditEmpty,
-  MESSAGES,
 } from '@lendlock/contract';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { AppContext } from '../../app';
+import type { RouteContext } from '../../core/context';
+import { requirePrincipal } from '../../core/principal';
 import { operatorTimeZone } from '../../lib/timeZone';
-import { requirePrincipal } from '../../plugins/auth';
-import { notFound } from '../../plugins/errors';
-import { auditReport } from '../devices/service';
-import { attachment, auditReportXlsx, streamXlsx } from '../reports/export';
-import { AUDIT_COUNT_CAP, appendAudit } from './repository';
-import { auditLog } from './service';
+import { attachment, streamXlsx } from '../reports/export';
 
 /**
  * The SUPERADMIN's audit log search and export (append-only; the database refuses UPDATE and DELETE),
  * and the Audit Report By IMEI's xlsx download.
  */
-export function auditRoutes(ctx: AppContext): FastifyPluginAsyncZod {
+export function auditRoutes(ctx: RouteContext): FastifyPluginAsyncZod {
   return async (app) => {
     app.post(
       '/api/v2/audit/search',
@@ -38,17 +30,12 @@ export function auditRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       async (request) => {
         const timeZone = operatorTimeZone(ctx.config, request.body.timeZone);
         // What the caller may read of the log (audit/service.ts): a retailer user, its own part.
-        const source = auditLog(ctx.db, requirePrincipal(request), request.body, timeZone);
-        // The count stops at AUDIT_COUNT_CAP: a search never counts the whole log.
-        const [rows, counted] = await Promise.all([
-          source.page(request.body.offset, request.body.limit),
-          source.countUpTo(AUDIT_COUNT_CAP),
-        ]);
+        const found = await ctx.audit.searchAudit(requirePrincipal(request), request.body, timeZone);
         return {
           status: 'success' as const,
-          items: rows.map(({ _key, ...row }) => row as AuditRow),
-          total: counted.total,
-          totalCapped: counted.capped,
+          items: found.rows.map(({ _key, ...row }) => row as AuditRow),
+          total: found.total,
+          totalCapped: found.capped,
         };
       },
     );
@@ -58,7 +45,7 @@ export function auditRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       { schema: { querystring: auditSearchSchema } },
       async (request, reply) => {
         const timeZone = operatorTimeZone(ctx.config, request.query.timeZone);
-        const source = auditLog(ctx.db, requirePrincipal(request), request.query, timeZone);
+        const source = ctx.audit.auditLog(requirePrincipal(request), request.query, timeZone);
         const { stream, done } = streamXlsx(source, 'Audit log');
         done.catch((error: unknown) => request.log.error({ err: error }, 'audit export failed'));
         const name = auditExportFileName(request.query.from, request.query.to);
@@ -80,22 +67,10 @@ export function auditRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       async (request, reply) => {
         const principal = requirePrincipal(request);
         const { imei1, timeZone } = request.query;
-        const audit = await auditReport(ctx.db, principal, imei1);
-        if (isAuditEmpty(audit)) throw notFound(MESSAGES.auditEmpty);
-        const file = await auditReportXlsx(audit, operatorTimeZone(ctx.config, timeZone));
-        const name = auditFileName(auditBrand(audit), imei1);
-        await appendAudit(ctx.db, {
-          actor: principal,
-          action: 'auditReport.export',
-          target: imei1,
+        const { file, name } = await ctx.audit.exportAuditReport(principal, {
+          imei1,
+          timeZone: operatorTimeZone(ctx.config, timeZone),
           address: request.ip,
-          result: 'success',
-          details: {
-            registration: audit.registration.length,
-            release: audit.release.length,
-            deenroll: audit.deenroll.length,
-            commands: audit.commands.length,
-          },
         });
         return reply
           .header('content-type', 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet')

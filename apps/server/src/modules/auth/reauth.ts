@@ -6,9 +6,9 @@
  * here too.
  */
 import type { Kysely } from 'kysely';
+import type { Principal } from '../../core/principal';
 import type { DB } from '../../db/types';
 import { verifyPassword } from '../../lib/secrets';
-import type { Principal } from '../../plugins/auth';
 import { appendAudit } from '../audit/repository';
 import { findUserById } from '../users/repository';
 import { type AuthSettings, admitSignInAttempt } from './service';

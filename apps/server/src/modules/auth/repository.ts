@@ -1,11 +1,11 @@
 import type { UserLevel } from '@lendlock/contract';
 import { type Kysely, sql } from 'kysely';
+import { AppError } from '../../core/errors';
+import type { Principal } from '../../core/principal';
 import { precompiled } from '../../db/precompiled';
 import { inTransaction } from '../../db/transaction';
 import type { DB, UserRow } from '../../db/types';
 import { sha256Hex } from '../../lib/secrets';
-import type { Principal } from '../../plugins/auth';
-import { AppError } from '../../plugins/errors';
 
 interface PrincipalRow {
   user_id: number;

@@ -7,17 +7,16 @@ import {
 } from '@lendlock/contract';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { AppContext } from '../../app';
-import { login, logout } from './service';
+import type { RouteContext } from '../../core/context';
 
-export function authRoutes(ctx: AppContext): FastifyPluginAsyncZod {
+export function authRoutes(ctx: RouteContext): FastifyPluginAsyncZod {
   return async (app) => {
     app.post(
       '/api/login.php',
       // The session of spec §3, or the second step of an account with two-factor authentication on.
       { schema: { body: loginRequestSchema, response: { 200: loginAnswerSchema } } },
       async (request) =>
-        login(ctx.db, ctx.authSettings, {
+        ctx.auth.login(ctx.authSettings, {
           identifier: request.body.email,
           password: request.body.password,
           client: request.headers[LOGIN_CLIENT_HEADER] === 'superadmin' ? 'superadmin' : 'console',
@@ -29,7 +28,7 @@ export function authRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       '/api/logout.php',
       { schema: { body: z.unknown().optional(), response: { 200: statusMessageSchema } } },
       async (request) => {
-        if (request.principal) await logout(ctx.db, request.principal, request.ip);
+        if (request.principal) await ctx.auth.logout(request.principal, request.ip);
         return { status: 'success', message: MESSAGES.logoutSuccess };
       },
     );

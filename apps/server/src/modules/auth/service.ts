@@ -3,20 +3,30 @@
  * stored hashed, an absolute expiry, and failures throttled per account and per client address; the
  * account-wide limit spares the networks the owner signed in from (ADR 0008).
  */
-import { LOGGED_IN, type LoginAnswer, MESSAGES, type Session } from '@lendlock/contract';
+import {
+  LOGGED_IN,
+  type LoginAnswer,
+  MESSAGES,
+  type Session,
+  type SessionEndReason,
+} from '@lendlock/contract';
 import type { Kysely } from 'kysely';
 import { authorize } from '../../authz';
+import { AppError, forbidden } from '../../core/errors';
+import type { Principal } from '../../core/principal';
 import type { DB, UserRow } from '../../db/types';
 import { networkHash } from '../../lib/network';
 import { dummyPasswordHash, randomSecret, sha256Hex, verifyPassword } from '../../lib/secrets';
-import type { Principal } from '../../plugins/auth';
-import { AppError, forbidden } from '../../plugins/errors';
 import { appendAudit } from '../audit/repository';
+import { touchKey } from '../keys/repository';
+import { hasConfirmedMfa } from '../mfa/repository';
 import { type MfaSettings, mustEnrol, secondStepFor } from '../mfa/service';
 import { findUserByIdentifier, permissionsOfUser } from '../users/repository';
 import {
   clearAttempts,
   endSession,
+  findPrincipalByKey,
+  findPrincipalBySession,
   insertSession,
   isKnownNetwork,
   refundAttempt,
@@ -25,6 +35,7 @@ import {
   SESSION_END,
   throttledError,
 } from './repository';
+import { sessionEndReason } from './sessionEnd';
 
 export interface AuthSettings {
   sessionTtlMs: number;
@@ -227,4 +238,31 @@ export async function logout(db: Kysely<DB>, principal: Principal, address: stri
   if (!principal.sessionTokenHash) return;
   await endSession(db, principal.sessionTokenHash, SESSION_END.logout);
   await appendAudit(db, { actor: principal, action: 'logout', address, result: 'success' });
+}
+
+/** What the auth plugin asks of each request's credential (plugins/auth.ts); it runs no query itself. */
+export interface Authenticator {
+  /** The principal of a session token or an integrator key; null for neither. */
+  authenticate(token: string): Promise<Principal | null>;
+  /** Why a console session token stopped working (issue 17.5); null when it names no session. */
+  sessionEndReason(token: string): Promise<SessionEndReason | null>;
+  /** Whether the user has confirmed two-factor authentication. */
+  hasConfirmedMfa(userId: number): Promise<boolean>;
+  /** Records an integrator key's use (for a call it was allowed to make). */
+  recordKeyUse(keyId: number): Promise<void>;
+}
+
+/** A credential's length bounds: anything else is not looked up. */
+export const isTokenShaped = (token: string) => token.length >= 16 && token.length <= 256;
+
+export function authenticator(db: Kysely<DB>): Authenticator {
+  return {
+    async authenticate(token) {
+      if (!isTokenShaped(token)) return null;
+      return (await findPrincipalBySession(db, token)) ?? (await findPrincipalByKey(db, token));
+    },
+    sessionEndReason: (token) => sessionEndReason(db, token),
+    hasConfirmedMfa: (userId) => hasConfirmedMfa(db, userId),
+    recordKeyUse: (keyId) => touchKey(db, keyId),
+  };
 }

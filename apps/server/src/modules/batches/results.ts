@@ -8,8 +8,8 @@
 import { Readable } from 'node:stream';
 import { type BatchKind, type BatchResultSelection, CSV_BOM, resultsCsvText } from '@lendlock/contract';
 import type { Kysely } from 'kysely';
+import { badRequest } from '../../core/errors';
 import type { BatchRow, DB } from '../../db/types';
-import { badRequest } from '../../plugins/errors';
 import { toBatchResult } from './mapper';
 import { countBatchItems, type ItemSelection, listBatchItems } from './repository';
 

@@ -1,7 +1,6 @@
 import {
   batchExportQuerySchema,
   batchIdRequestSchema,
-  batchKindOf,
   batchListRequestSchema,
   batchListResponseSchema,
   batchProgressResponseSchema,
@@ -30,14 +29,12 @@ import {
 } from '@lendlock/contract';
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { AppContext } from '../../app';
-import { type Principal, requirePrincipal } from '../../plugins/auth';
-import { AppError, badRequest, forbidden } from '../../plugins/errors';
-import { appendAudit } from '../audit/repository';
+import type { RouteContext } from '../../core/context';
+import { AppError, badRequest, forbidden } from '../../core/errors';
+import { type Principal, requirePrincipal } from '../../core/principal';
 import { attachment } from '../reports/export';
 import { toBatchListItem, toBatchProgress, toBatchResult } from './mapper';
-import { findClientBatch, insertClientBatch, listBatchItems, updateClientBatch } from './repository';
-import { itemSelection, resultsCsvStream, selectionTotal } from './results';
+import { itemSelection } from './results';
 import type { BatchRowInput } from './service';
 import { type ReceivedUpload, readStored, receiveUpload, UPLOAD_MESSAGES } from './upload';
 
@@ -86,7 +83,7 @@ async function validateUpload(definition: CommandDefinition, path: string, today
   return { ...checked, rows: checked.valid.map((imei): BatchRowInput => ({ imei })) };
 }
 
-export function batchRoutes(ctx: AppContext): FastifyPluginAsyncZod {
+export function batchRoutes(ctx: RouteContext): FastifyPluginAsyncZod {
   const { batches } = ctx;
 
   // The batch's owner or a strictly higher level, with its command's permission (authz/resources/batches.ts).
@@ -211,10 +208,7 @@ export function batchRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         const { body } = request;
         const batch = await ownBatch(request, body.batchId);
         const selection = itemSelection(body);
-        const [items, total] = await Promise.all([
-          listBatchItems(ctx.db, Number(batch.id), body.offset, body.limit, selection),
-          selectionTotal(ctx.db, batch, selection),
-        ]);
+        const { items, total } = await batches.results(batch, selection, body);
         return { status: 'success' as const, items: items.map(toBatchResult), total };
       },
     );
@@ -239,22 +233,18 @@ export function batchRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         const principal = requirePrincipal(request);
         const batch = await ownBatch(request, query.batchId);
         const selection = itemSelection(query);
-        const total = await selectionTotal(ctx.db, batch, selection);
-        const kind = batchKindOf(batch.command);
-        await appendAudit(ctx.db, {
+        const { total, kind, stream } = await batches.exportResults(batch, selection, {
           actor: principal,
-          action: 'batch.export',
-          target: `batch:${batch.id}`,
           address: request.ip,
-          result: 'success',
-          details: { filter: query.filter, reason: query.reason ?? null, rows: total },
+          filter: query.filter,
+          reason: query.reason ?? null,
         });
         return reply
           .header('content-type', 'text/csv; charset=utf-8')
           .header('content-disposition', attachment(resultsFileName(kind, batch.file_name)))
           .header('x-total-rows', String(total))
           .header('cache-control', 'no-store')
-          .send(resultsCsvStream(ctx.db, Number(batch.id), kind, selection));
+          .send(stream);
       },
     );
 
@@ -325,34 +315,14 @@ export function batchRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         const definition = commandForStatusOf(body.statusOf);
         if (!definition) throw badRequest(BATCH_MESSAGES.unknownStatusOf(body.statusOf));
         batches.assertMayStart(principal, definition.raw);
-        const complete = body.isComplete === 'complete';
-        const lastImei = body.lastimei || null;
-        const existing = await findClientBatch(ctx.db, body.statusOf, body.fileName, principal.userId);
-        let id: number;
-        if (existing) {
-          id = Number(existing.id);
-          await updateClientBatch(ctx.db, id, { lastImei, complete });
-        } else {
-          // A batch the client runs itself (the spec's browser loop): recorded for the history.
-          id = await insertClientBatch(ctx.db, {
-            feature: body.statusOf,
-            command: definition.raw,
-            fileName: body.fileName,
-            iface: principal.credential === 'key' ? 'A' : 'B',
-            userLabel: principal.email,
-            userId: principal.userId,
-            keyId: principal.keyId ?? null,
-            complete,
-            lastImei,
-          });
-        }
-        await appendAudit(ctx.db, {
+        await batches.recordClientBatch({
           actor: principal,
-          action: 'batch.status',
-          target: `batch:${id}`,
           address: request.ip,
-          result: body.isComplete,
-          details: { statusOf: body.statusOf, fileName: body.fileName, lastimei: lastImei },
+          statusOf: body.statusOf,
+          command: definition.raw,
+          fileName: body.fileName,
+          lastImei: body.lastimei || null,
+          isComplete: body.isComplete,
         });
         return { status: 'success', message: 'Status updated' };
       },
@@ -373,13 +343,7 @@ export function batchRoutes(ctx: AppContext): FastifyPluginAsyncZod {
           .filter(Boolean);
         const bad = imeis.find((imei) => !/^\d{15}$/.test(imei));
         if (bad) throw badRequest(`${MESSAGES.invalidImeiLength}: ${bad.slice(0, 40)}`);
-        await appendAudit(ctx.db, {
-          actor: principal,
-          action: `batch.list.${definition.raw}`,
-          address: request.ip,
-          result: 'recorded',
-          details: { count: imeis.length, first: imeis[0] ?? null, last: imeis.at(-1) ?? null },
-        });
+        await batches.recordList({ actor: principal, address: request.ip, command: definition.raw, imeis });
         return { status: 'success', message: `${imeis.length} IMEIs recorded` };
       },
     );

@@ -10,18 +10,28 @@
 
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { type CommandInterface, type CommandOptions, MESSAGES, type RawCommand } from '@lendlock/contract';
+import type { Readable } from 'node:stream';
+import {
+  type BatchKind,
+  batchKindOf,
+  type CommandInterface,
+  type CommandOptions,
+  type CommandStatus,
+  MESSAGES,
+  type RawCommand,
+} from '@lendlock/contract';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely, Transaction } from 'kysely';
 import { authorize, may, scopeFor } from '../../authz';
 import { issuerLevel } from '../../authz/issuer';
 import type { BatchObject } from '../../authz/resources/batches';
+import { type AppError, forbidden, notFound } from '../../core/errors';
+import type { Principal } from '../../core/principal';
 import { asSystem } from '../../db/tenant';
 import { inTransaction } from '../../db/transaction';
-import type { BatchRow, DB } from '../../db/types';
-import type { Principal } from '../../plugins/auth';
-import { type AppError, forbidden, notFound } from '../../plugins/errors';
+import type { BatchItemRow, BatchRow, DB } from '../../db/types';
 import { appendAudit } from '../audit/repository';
+import { countBatchCommandsByStatus } from '../commands/repository';
 import type { CommandService } from '../commands/service';
 import { batchCompletedEvent, type EventSink, NO_EVENTS } from '../webhooks/events';
 import { chunkSizeFor, MAX_CHUNK_SIZE, processChunk } from './chunk';
@@ -31,11 +41,15 @@ import {
   discardBatch,
   findBatch,
   findBatchWithOwner,
+  findClientBatch,
   findCurrentBatch,
+  type ItemSelection,
   insertAllDevicesRows,
   insertBatch,
   insertChunkRows,
+  insertClientBatch,
   leaseNextBatch,
+  listBatchItems,
   listVisibleBatches,
   lockStanding,
   pauseBatch,
@@ -43,7 +57,9 @@ import {
   pauseForStanding,
   releaseBatch,
   resumeBatch,
+  updateClientBatch,
 } from './repository';
+import { resultsCsvStream, selectionTotal } from './results';
 
 export interface BatchRowInput {
   imei: string;
@@ -89,7 +105,8 @@ export interface BatchRunnerOptions {
   db: Kysely<DB>;
   commands: CommandService;
   log: FastifyBaseLogger;
-  oneShotTtlMs: number;
+  /** A one-shot command's time to live; by default the command service's (it owns COMMAND_TTL), which tests may override. */
+  oneShotTtlMs?: number;
   /** Workers of this instance (several share one batch through SKIP LOCKED). */
   workers?: number;
   /** Rows per chunk (one transaction each), set when a batch is stored; by default `chunkSizeFor` its size. */
@@ -335,6 +352,103 @@ export class BatchService {
    * Pause, resume (Process) or discard (New Batch), for a principal with authority over the batch. Each
    * attempt is audited with the batch's owner, refused or not. Returns the batch as it is after.
    */
+  /** How many of a batch's commands are in each status (its rows still to process as QUEUED), as the batch is read. */
+  async commandCounts(id: number, actor: Principal): Promise<{ status: CommandStatus; n: number }[]> {
+    await this.authorised(id, actor);
+    return countBatchCommandsByStatus(this.options.db, id);
+  }
+
+  /** A page of a batch's results after S.No. `offset` in a selection, and how many the selection holds. */
+  async results(
+    batch: BatchRow,
+    selection: ItemSelection,
+    page: { offset: number; limit: number },
+  ): Promise<{ items: BatchItemRow[]; total: number }> {
+    const { db } = this.options;
+    const [items, total] = await Promise.all([
+      listBatchItems(db, Number(batch.id), page.offset, page.limit, selection),
+      selectionTotal(db, batch, selection),
+    ]);
+    return { items, total };
+  }
+
+  /** A batch's results (the selection) as CSV, streamed; the download is audited before it starts. */
+  async exportResults(
+    batch: BatchRow,
+    selection: ItemSelection,
+    audit: { actor: Principal; address: string; filter: string; reason: string | null },
+  ): Promise<{ total: number; kind: BatchKind; stream: Readable }> {
+    const { db } = this.options;
+    const total = await selectionTotal(db, batch, selection);
+    const kind = batchKindOf(batch.command);
+    await appendAudit(db, {
+      actor: audit.actor,
+      action: 'batch.export',
+      target: `batch:${batch.id}`,
+      address: audit.address,
+      result: 'success',
+      details: { filter: audit.filter, reason: audit.reason, rows: total },
+    });
+    return { total, kind, stream: resultsCsvStream(db, Number(batch.id), kind, selection) };
+  }
+
+  /**
+   * A batch the client runs itself (the spec's browser loop), recorded for the history: its progress
+   * row (made on the first call, updated after) and the audit row, in one transaction.
+   */
+  async recordClientBatch(request: {
+    actor: Principal;
+    address: string;
+    statusOf: string;
+    command: RawCommand;
+    fileName: string;
+    lastImei: string | null;
+    isComplete: string;
+  }): Promise<void> {
+    const { actor } = request;
+    const complete = request.isComplete === 'complete';
+    await inTransaction(this.options.db, async (trx) => {
+      const existing = await findClientBatch(trx, request.statusOf, request.fileName, actor.userId);
+      let id: number;
+      if (existing) {
+        id = Number(existing.id);
+        await updateClientBatch(trx, id, { lastImei: request.lastImei, complete });
+      } else {
+        id = await insertClientBatch(trx, {
+          feature: request.statusOf,
+          command: request.command,
+          fileName: request.fileName,
+          iface: actor.credential === 'key' ? 'A' : 'B',
+          userLabel: actor.email,
+          userId: actor.userId,
+          keyId: actor.keyId ?? null,
+          complete,
+          lastImei: request.lastImei,
+        });
+      }
+      await appendAudit(trx, {
+        actor,
+        action: 'batch.status',
+        target: `batch:${id}`,
+        address: request.address,
+        result: request.isComplete,
+        details: { statusOf: request.statusOf, fileName: request.fileName, lastimei: request.lastImei },
+      });
+    });
+  }
+
+  /** An IMEI list the client sends itself (updateCommandOnServer.php): recorded in the audit log only. */
+  async recordList(request: { actor: Principal; address: string; command: RawCommand; imeis: string[] }) {
+    const { imeis } = request;
+    await appendAudit(this.options.db, {
+      actor: request.actor,
+      action: `batch.list.${request.command}`,
+      address: request.address,
+      result: 'recorded',
+      details: { count: imeis.length, first: imeis[0] ?? null, last: imeis.at(-1) ?? null },
+    });
+  }
+
   async control(action: BatchControl, id: number, actor: Principal, address: string): Promise<BatchRow> {
     const { db } = this.options;
     const batch = await findBatchWithOwner(db, id);
@@ -465,7 +579,10 @@ export class BatchService {
     const { db } = this.options;
     const batch = await leaseNextBatch(db, this.instanceId, LEASE_MS);
     if (!batch) return false;
-    const record = { ...this.options.commands.recordOptions(true), oneShotTtlMs: this.options.oneShotTtlMs };
+    const record = {
+      ...this.options.commands.recordOptions(true),
+      ...(this.options.oneShotTtlMs !== undefined ? { oneShotTtlMs: this.options.oneShotTtlMs } : {}),
+    };
     const outcome = await inTransaction(db, async (trx) => {
       // The owner's (and key's) standing, under a share lock held to commit: see lockStanding.
       const reason = await this.standingLost(trx, batch);

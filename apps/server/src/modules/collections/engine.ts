@@ -87,7 +87,8 @@ export interface EngineOptions {
   commands: CommandService;
   log: FastifyBaseLogger;
   events: EventSink;
-  oneShotTtlMs: number;
+  /** A one-shot command's time to live; by default the command service's (it owns COMMAND_TTL), which tests may override. */
+  oneShotTtlMs?: number;
   /** The engine's clock (tests inject one). */
   now?: () => Date;
   /** Loans per chunk of the daily run. */
@@ -166,7 +167,10 @@ export class CollectionsEngine {
   }
 
   private recordOptions() {
-    return { ...this.options.commands.recordOptions(true), oneShotTtlMs: this.options.oneShotTtlMs };
+    return {
+      ...this.options.commands.recordOptions(true),
+      ...(this.options.oneShotTtlMs !== undefined ? { oneShotTtlMs: this.options.oneShotTtlMs } : {}),
+    };
   }
 
   private afterCommit(taken: Taken): void {

@@ -28,12 +28,12 @@ import {
 } from '@lendlock/contract';
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { AppContext } from '../../app';
-import { requirePrincipal } from '../../plugins/auth';
+import type { RouteContext } from '../../core/context';
+import { requirePrincipal } from '../../core/principal';
 import { attachment } from '../reports/export';
 
 /** Collections on autopilot (ADMIN and SUPERADMIN, a session or a key; who may change what: service.ts). */
-export function collectionsRoutes(ctx: AppContext): FastifyPluginAsyncZod {
+export function collectionsRoutes(ctx: RouteContext): FastifyPluginAsyncZod {
   return async (app) => {
     const caller = (request: FastifyRequest) => ({ actor: requirePrincipal(request), address: request.ip });
     const base = '/api/v2/collections';

@@ -29,11 +29,11 @@ import {
 } from '@lendlock/contract';
 import type { Kysely } from 'kysely';
 import { authorize, may, mayIfFound, scopeFor } from '../../authz';
+import { AppError, badRequest, conflict, forbidden, notFound } from '../../core/errors';
+import type { Principal } from '../../core/principal';
 import { PRIORITY_SINGLE } from '../../db/priority';
 import { inTransaction } from '../../db/transaction';
 import type { DB } from '../../db/types';
-import type { Principal } from '../../plugins/auth';
-import { AppError, badRequest, conflict, forbidden, notFound } from '../../plugins/errors';
 import { appendAudit } from '../audit/repository';
 import { recomputeDesired } from '../commands/cancel';
 import { recordCommandSet } from '../commands/issue';
@@ -70,7 +70,8 @@ export interface CollectionsServiceOptions {
   db: Kysely<DB>;
   commands: CommandService;
   events: EventSink;
-  oneShotTtlMs: number;
+  /** A one-shot command's time to live; by default the command service's (it owns COMMAND_TTL), which tests may override. */
+  oneShotTtlMs?: number;
   /** The engine's clock: "today" of the plan. */
   now: () => Date;
 }
@@ -556,7 +557,7 @@ export class CollectionsService {
       ];
       const outcomes = await recordCommandSet(trx, requests, {
         ...commands.recordOptions(true),
-        oneShotTtlMs: this.options.oneShotTtlMs,
+        ...(this.options.oneShotTtlMs !== undefined ? { oneShotTtlMs: this.options.oneShotTtlMs } : {}),
         serverCommands: false,
       });
       const [recorded] = outcomes;

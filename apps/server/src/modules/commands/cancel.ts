@@ -13,10 +13,10 @@ import {
 import type { Kysely, Transaction } from 'kysely';
 import { may } from '../../authz';
 import { issuerLevel } from '../../authz/issuer';
+import { AppError, forbidden, notFound } from '../../core/errors';
+import type { Principal } from '../../core/principal';
 import { inTransaction } from '../../db/transaction';
 import type { DB } from '../../db/types';
-import type { Principal } from '../../plugins/auth';
-import { AppError, forbidden, notFound } from '../../plugins/errors';
 import { appendAudit } from '../audit/repository';
 import { findDevice, lockDevice, setDesiredKey } from '../devices/repository';
 import { commandEvents, type EventSink, NO_EVENTS } from '../webhooks/events';

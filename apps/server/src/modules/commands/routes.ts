@@ -23,13 +23,12 @@ import {
   statusMessageSchema,
 } from '@lendlock/contract';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { AppContext } from '../../app';
+import type { RouteContext } from '../../core/context';
+import { badRequest, forbidden } from '../../core/errors';
+import { type Principal, requirePrincipal } from '../../core/principal';
 import { PRIORITY_SINGLE } from '../../db/priority';
-import { type Principal, requirePrincipal } from '../../plugins/auth';
-import { badRequest, forbidden } from '../../plugins/errors';
 import { toExecutedCommandRow } from '../devices/mapper';
 import { COMMAND_MESSAGES } from './messages';
-import { countBatchCommandsByStatus } from './repository';
 
 export const COMMAND_ROUTE_MESSAGES = {
   userMismatch: 'The user field must name the signed-in user.',
@@ -48,7 +47,7 @@ function assertUser(principal: Principal, user: string | undefined): void {
 /** Commands from the console are interface S, from an integrator key A (batches are B). */
 const interfaceOf = (principal: Principal): 'A' | 'S' => (principal.credential === 'key' ? 'A' : 'S');
 
-export function commandRoutes(ctx: AppContext): FastifyPluginAsyncZod {
+export function commandRoutes(ctx: RouteContext): FastifyPluginAsyncZod {
   return async (app) => {
     app.post(
       '/api/locknotification.php',
@@ -187,8 +186,7 @@ export function commandRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       { schema: { body: batchStatusRequestSchema, response: { 200: batchStatusResponseSchema } } },
       async (request) => {
         // A batch's commands are read as the batch is: its owner or a higher level (batches/service.ts).
-        await ctx.batches.authorised(request.body.batchId, requirePrincipal(request));
-        const rows = await countBatchCommandsByStatus(ctx.db, request.body.batchId);
+        const rows = await ctx.batches.commandCounts(request.body.batchId, requirePrincipal(request));
         const byStatus = Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
         return { status: 'success' as const, total: rows.reduce((sum, r) => sum + Number(r.n), 0), byStatus };
       },

@@ -8,8 +8,8 @@
 import type { Readable } from 'node:stream';
 import { MESSAGES, parseCsvRows } from '@lendlock/contract';
 import { authorize } from '../../authz';
-import type { Principal } from '../../plugins/auth';
-import { AppError, badRequest, forbidden } from '../../plugins/errors';
+import { AppError, badRequest, forbidden } from '../../core/errors';
+import type { Principal } from '../../core/principal';
 import { UPLOAD_MESSAGES } from '../batches/upload';
 
 export const FINANCED_MESSAGES = {

@@ -11,9 +11,9 @@ import {
 } from '@lendlock/contract';
 import type { Kysely } from 'kysely';
 import { may, mayIfFound } from '../../authz';
+import { conflict, forbidden, notFound } from '../../core/errors';
+import type { Principal } from '../../core/principal';
 import type { DB } from '../../db/types';
-import type { Principal } from '../../plugins/auth';
-import { conflict, forbidden, notFound } from '../../plugins/errors';
 import { appendAudit } from '../audit/repository';
 import {
   decideReregistration as decide,

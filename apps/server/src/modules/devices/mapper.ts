@@ -47,19 +47,6 @@ export interface RegistrationJoinRow {
   last_command: string | null;
 }
 
-/** What `toRegistrationRow` reads: a registration joined with its device (`leftJoin('devices', …)`). */
-export const REGISTRATION_COLUMNS = [
-  'registrations.imei1',
-  'registrations.imei2',
-  'registrations.match_status',
-  'registrations.registration_status',
-  'registrations.manufacturer',
-  'registrations.brand',
-  'registrations.model',
-  'registrations.created_at',
-  'devices.last_command',
-] as const;
-
 export function toRegistrationRow(row: RegistrationJoinRow): RegistrationRow {
   return {
     imei1: row.imei1,

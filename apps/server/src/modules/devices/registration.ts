@@ -26,10 +26,10 @@ import {
   registrationChallenge,
 } from '@lendlock/contract';
 import type { Kysely, Transaction } from 'kysely';
+import { AppError, badRequest } from '../../core/errors';
 import { inTransaction } from '../../db/transaction';
 import type { DB, DeviceRow, KeySecurityLevel, RegistrationStatus } from '../../db/types';
 import { randomSecret, sha256Hex } from '../../lib/secrets';
-import { AppError, badRequest } from '../../plugins/errors';
 import { appendAudit } from '../audit/repository';
 import {
   deviceRegisteredEvent,

@@ -10,7 +10,19 @@ import {
 import type { TenantScope } from '../../authz/tenancy';
 import { precompiled } from '../../db/precompiled';
 import type { DB, DesiredCause, DeviceRow, RegistrationStatus } from '../../db/types';
-import { REGISTRATION_COLUMNS } from './mapper';
+
+/** What `toRegistrationRow` reads: a registration joined with its device (`leftJoin('devices', …)`). */
+export const REGISTRATION_COLUMNS = [
+  'registrations.imei1',
+  'registrations.imei2',
+  'registrations.match_status',
+  'registrations.registration_status',
+  'registrations.manufacturer',
+  'registrations.brand',
+  'registrations.model',
+  'registrations.created_at',
+  'devices.last_command',
+] as const;
 
 type Db = Kysely<DB> | Transaction<DB>;
 

@@ -22,25 +22,18 @@ import {
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { AppContext } from '../../app';
+import type { RouteContext } from '../../core/context';
+import { badRequest } from '../../core/errors';
+import { requirePrincipal } from '../../core/principal';
 import { operatorTimeZone } from '../../lib/timeZone';
-import { requirePrincipal } from '../../plugins/auth';
-import { badRequest } from '../../plugins/errors';
-import { appendAudit } from '../audit/repository';
-import { admitEnrollment } from '../enrollment/service';
 import { assertMayImportFinanced, readFinancedCsv } from './financed';
-import { decideReregistration, deviceIdentity } from './identity';
-import { issueNonce, registerDevice } from './registration';
-import { importFinanced } from './repository';
-import { appVersions, auditReport, dashboardCharts, deviceDetails, homeData } from './service';
 
-export function deviceRoutes(ctx: AppContext): FastifyPluginAsyncZod {
+export function deviceRoutes(ctx: RouteContext): FastifyPluginAsyncZod {
   return async (app) => {
     // ---- The agent's registration (HTTPS; admitted by an enrollment secret, identified by its key) ----
     const admit = (request: FastifyRequest, kind: 'register' | 'nonce') => {
       const secret = request.headers[ENROLLMENT_SECRET_HEADER];
-      return admitEnrollment(
-        ctx.db,
+      return ctx.devices.admitEnrollment(
         ctx.config.enrollmentSecret,
         Array.isArray(secret) ? secret[0] : secret,
         request.ip,
@@ -58,7 +51,7 @@ export function deviceRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       { schema: { body: deviceNonceRequestSchema, response: { 200: deviceNonceResponseSchema } } },
       async (request) => {
         await admit(request, 'nonce');
-        const issued = await issueNonce(ctx.db, request.body.imei1, ctx.identity.nonceTtlMs);
+        const issued = await ctx.devices.issueNonce(request.body.imei1, ctx.identity.nonceTtlMs);
         return { status: 'success' as const, nonce: issued.nonce, expiresAt: issued.expiresAt.toISOString() };
       },
     );
@@ -68,7 +61,7 @@ export function deviceRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       { schema: { body: deviceRegistrationSchema, response: { 200: deviceRegistrationResponseSchema } } },
       async (request) => {
         const secretName = await admit(request, 'register');
-        const registered = await registerDevice(ctx.db, request.body, {
+        const registered = await ctx.devices.registerDevice(request.body, {
           address: request.ip,
           secretName,
           policy: ctx.identity,
@@ -93,7 +86,7 @@ export function deviceRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     app.post(
       '/api/v2/deviceIdentity',
       { schema: { body: deviceIdentityRequestSchema, response: { 200: deviceIdentityResponseSchema } } },
-      async (request) => deviceIdentity(ctx.db, requirePrincipal(request), request.body.imei),
+      async (request) => ctx.devices.deviceIdentity(requirePrincipal(request), request.body.imei),
     );
     app.post(
       '/api/v2/reregistration/decide',
@@ -104,7 +97,7 @@ export function deviceRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         },
       },
       async (request) =>
-        decideReregistration(ctx.db, requirePrincipal(request), request.body, {
+        ctx.devices.decideReregistration(requirePrincipal(request), request.body, {
           address: request.ip,
           windowMs: ctx.config.reregistrationApprovalWindowMs,
         }),
@@ -116,14 +109,13 @@ export function deviceRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       '/api/homeData.php',
       { schema: { querystring: dashboardQuerySchema, response: { 200: homeDataResponseSchema } } },
       async (request) =>
-        homeData(ctx.db, requirePrincipal(request), operatorTimeZone(ctx.config, request.query.timeZone)),
+        ctx.devices.homeData(requirePrincipal(request), operatorTimeZone(ctx.config, request.query.timeZone)),
     );
     app.get(
       '/api/v2/dashboard',
       { schema: { querystring: dashboardQuerySchema, response: { 200: dashboardChartsSchema } } },
       async (request) =>
-        dashboardCharts(
-          ctx.db,
+        ctx.devices.dashboardCharts(
           requirePrincipal(request),
           operatorTimeZone(ctx.config, request.query.timeZone),
         ),
@@ -136,7 +128,7 @@ export function deviceRoutes(ctx: AppContext): FastifyPluginAsyncZod {
         const imeis = request.body.imeis ?? [request.body.imei ?? ''];
         return {
           status: 'success' as const,
-          ...(await deviceDetails(ctx.db, requirePrincipal(request), imeis)),
+          ...(await ctx.devices.deviceDetails(requirePrincipal(request), imeis)),
         };
       },
     );
@@ -144,13 +136,13 @@ export function deviceRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     app.post(
       '/api/auditReportByImei.php',
       { schema: { body: auditRequestSchema, response: { 200: auditResponseSchema } } },
-      async (request) => auditReport(ctx.db, requirePrincipal(request), request.body.imei1),
+      async (request) => ctx.devices.auditReport(requirePrincipal(request), request.body.imei1),
     );
 
     app.post(
       '/api/getAppVersionDevices.php',
       { schema: { body: z.unknown().optional(), response: { 200: appVersionResponseSchema } } },
-      async (request) => appVersions(ctx.db, requirePrincipal(request)),
+      async (request) => ctx.devices.appVersions(requirePrincipal(request)),
     );
 
     // ---- The financed-IMEI list that decides Match_Status ----
@@ -159,13 +151,10 @@ export function deviceRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       source: string,
       request: Parameters<typeof requirePrincipal>[0],
     ) => {
-      const added = await importFinanced(ctx.db, imeis, source);
-      await appendAudit(ctx.db, {
-        actor: requirePrincipal(request),
-        action: 'financed.import',
+      const added = await ctx.devices.importFinancedImeis(requirePrincipal(request), {
+        imeis,
+        source,
         address: request.ip,
-        result: 'success',
-        details: { received: imeis.length, added, source },
       });
       return { status: 'success' as const, message: `${added} IMEIs added to the financed list`, added };
     };

@@ -9,16 +9,22 @@ import {
 } from '@lendlock/contract';
 import type { Kysely } from 'kysely';
 import { mayIfFound, scopeFor } from '../../authz';
+import type { Principal } from '../../core/principal';
+import { inTransaction } from '../../db/transaction';
 import type { DB } from '../../db/types';
-import type { Principal } from '../../plugins/auth';
+import { sha256Hex } from '../../lib/secrets';
+import { appendAudit } from '../audit/repository';
 import { toDeenrollRow, toDeviceRecord, toExecutedCommandRow, toRegistrationRow } from './mapper';
 import {
   appVersionCounts,
   auditReportRows,
+  credentialedDeviceCount,
   dashboardCounts,
+  deviceCredentialHash,
   devicesByEitherImei,
   findDevice,
   homeCounts,
+  importFinanced,
 } from './repository';
 
 /** The day `timeZone` is in now, and the last `days` days up to it as UTC instants (the contract's daysInZone). */
@@ -105,5 +111,46 @@ export async function appVersions(db: Kysely<DB>, actor: Principal) {
   return {
     status: 'success' as const,
     items: rows.map((r) => ({ appversion: r.appversion, devices: Number(r.devices) })),
+  };
+}
+
+/**
+ * Adds IMEIs to the financed list that decides Match_Status (devices already registered now match) and
+ * writes the audit row, in one transaction. Returns how many were new.
+ */
+export async function importFinancedImeis(
+  db: Kysely<DB>,
+  actor: Principal,
+  request: { imeis: string[]; source: string; address: string },
+): Promise<number> {
+  const { imeis, source } = request;
+  return inTransaction(db, async (trx) => {
+    const added = await importFinanced(trx, imeis, source);
+    await appendAudit(trx, {
+      actor,
+      action: 'financed.import',
+      address: request.address,
+      result: 'success',
+      details: { received: imeis.length, added, source },
+    });
+    return added;
+  });
+}
+
+/** What the device channel asks of devices' broker credentials (plugins/device-channel.ts). */
+export interface DeviceCredentials {
+  /** Whether `credential` is the device's current broker credential. */
+  matches(imei: string, credential: string): Promise<boolean>;
+  /** Whether the device still has a credential (it is enrolled). */
+  hasCredential(imei: string): Promise<boolean>;
+  /** How many devices have a credential (they all reconnect after a restart). */
+  count(): Promise<number>;
+}
+
+export function deviceCredentials(db: Kysely<DB>): DeviceCredentials {
+  return {
+    matches: async (imei, credential) => (await deviceCredentialHash(db, imei)) === sha256Hex(credential),
+    hasCredential: async (imei) => (await deviceCredentialHash(db, imei)) !== null,
+    count: () => credentialedDeviceCount(db),
   };
 }

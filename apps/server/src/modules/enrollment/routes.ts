@@ -7,28 +7,22 @@ import {
   statusMessageSchema,
 } from '@lendlock/contract';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { AppContext } from '../../app';
-import { requirePrincipal } from '../../plugins/auth';
-import { appendAudit } from '../audit/repository';
-import {
-  addEnrollmentSecret,
-  assertManagesSecrets,
-  enrollmentSecrets,
-  revokeEnrollmentSecret,
-} from './service';
+import type { RouteContext } from '../../core/context';
+import { requirePrincipal } from '../../core/principal';
+import { assertManagesSecrets } from './service';
 
 /**
  * Enrollment secrets: a SUPERADMIN of the lender adds (the secret is shown once), lists and revokes them
  * (a secret admits a device into any retailer: authz/resources/enrollment.ts).
  */
-export function enrollmentRoutes(ctx: AppContext): FastifyPluginAsyncZod {
+export function enrollmentRoutes(ctx: RouteContext): FastifyPluginAsyncZod {
   return async (app) => {
     app.get(
       '/api/v2/enrollmentSecrets',
       { schema: { response: { 200: listEnrollmentSecretsResponseSchema } } },
       async (request) => {
         assertManagesSecrets(requirePrincipal(request));
-        return { status: 'success' as const, items: await enrollmentSecrets(ctx.db) };
+        return { status: 'success' as const, items: await ctx.enrollment.enrollmentSecrets() };
       },
     );
 
@@ -43,16 +37,11 @@ export function enrollmentRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       async (request) => {
         const actor = requirePrincipal(request);
         assertManagesSecrets(actor);
-        const added = await addEnrollmentSecret(ctx.db, { ...request.body, createdBy: actor.email });
+        const added = await ctx.enrollment.addEnrollmentSecret(
+          { ...request.body, createdBy: actor.email },
+          { actor, address: request.ip },
+        );
         const expiresAt = added.expiresAt?.toISOString() ?? null;
-        await appendAudit(ctx.db, {
-          actor,
-          action: 'enrollment.secret.add',
-          target: added.name,
-          address: request.ip,
-          result: 'success',
-          details: { id: added.id, expiresAt },
-        });
         return {
           status: 'success' as const,
           message: ENROLLMENT_MESSAGES.secretAdded(added.name),
@@ -70,14 +59,9 @@ export function enrollmentRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       async (request) => {
         const actor = requirePrincipal(request);
         assertManagesSecrets(actor);
-        const revoked = await revokeEnrollmentSecret(ctx.db, { id: request.body.id }, actor.email);
-        await appendAudit(ctx.db, {
+        const revoked = await ctx.enrollment.revokeEnrollmentSecret({ id: request.body.id }, actor.email, {
           actor,
-          action: 'enrollment.secret.revoke',
-          target: revoked.name,
           address: request.ip,
-          result: 'success',
-          details: { id: revoked.id },
         });
         return { status: 'success', message: ENROLLMENT_MESSAGES.secretRevoked(revoked.name) };
       },

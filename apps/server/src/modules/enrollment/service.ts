@@ -9,10 +9,12 @@ import { timingSafeEqual } from 'node:crypto';
 import { ENROLLMENT_MESSAGES, type EnrollmentSecret } from '@lendlock/contract';
 import type { Kysely } from 'kysely';
 import { authorize } from '../../authz';
+import { AppError, badRequest, conflict, forbidden, notFound } from '../../core/errors';
+import type { Principal } from '../../core/principal';
+import { inTransaction } from '../../db/transaction';
 import type { DB } from '../../db/types';
 import { randomSecret, sha256Hex } from '../../lib/secrets';
-import type { Principal } from '../../plugins/auth';
-import { AppError, badRequest, conflict, forbidden, notFound } from '../../plugins/errors';
+import { type AuditEntry, appendAudit } from '../audit/repository';
 import { refundAttempt, reserveAttempt, throttledError } from '../auth/repository';
 import { insertSecret, listSecrets, revokeSecret, useSecret } from './repository';
 
@@ -91,22 +93,44 @@ export async function admitEnrollment(
   return name;
 }
 
-/** Adds a named secret; the secret itself is returned this once. */
+/** Who an enrollment secret's change is audited as: a principal (the console) or a label (the CLI). */
+export interface SecretAudit {
+  actor: AuditEntry['actor'];
+  address?: string;
+}
+
+/**
+ * Adds a named secret; the secret itself is returned this once. With `audit`, the audit row is written
+ * in the same transaction as the secret.
+ */
 export async function addEnrollmentSecret(
   db: Kysely<DB>,
   input: { name: string; expiresAt?: string | Date | null | undefined; createdBy: string },
+  audit?: SecretAudit,
 ): Promise<{ id: number; name: string; secret: string; expiresAt: Date | null }> {
   const expiresAt = input.expiresAt ? new Date(input.expiresAt) : null;
   if (expiresAt && !(expiresAt.getTime() > Date.now())) throw badRequest(ENROLLMENT_MESSAGES.expiryInPast);
   const secret = `les_${randomSecret(24)}`;
   try {
-    const row = await insertSecret(db, {
-      name: input.name,
-      hash: sha256Hex(secret),
-      createdBy: input.createdBy,
-      expiresAt,
+    return await inTransaction(db, async (trx) => {
+      const row = await insertSecret(trx, {
+        name: input.name,
+        hash: sha256Hex(secret),
+        createdBy: input.createdBy,
+        expiresAt,
+      });
+      const added = { id: Number(row.id), name: row.name, secret, expiresAt };
+      if (audit)
+        await appendAudit(trx, {
+          actor: audit.actor,
+          action: 'enrollment.secret.add',
+          target: added.name,
+          address: audit.address ?? null,
+          result: 'success',
+          details: { id: added.id, expiresAt: expiresAt?.toISOString() ?? null },
+        });
+      return added;
     });
-    return { id: Number(row.id), name: row.name, secret, expiresAt };
   } catch (error) {
     if ((error as { code?: string }).code === '23505')
       throw conflict(ENROLLMENT_MESSAGES.secretNameTaken(input.name));
@@ -114,14 +138,27 @@ export async function addEnrollmentSecret(
   }
 }
 
+/** Revokes a secret by id or name; with `audit`, the audit row is written in the same transaction. */
 export async function revokeEnrollmentSecret(
   db: Kysely<DB>,
   which: { id: number } | { name: string },
   by: string,
+  audit?: SecretAudit,
 ): Promise<{ id: number; name: string }> {
-  const revoked = await revokeSecret(db, which, by);
-  if (!revoked) throw notFound(ENROLLMENT_MESSAGES.secretNotFound);
-  return revoked;
+  return inTransaction(db, async (trx) => {
+    const revoked = await revokeSecret(trx, which, by);
+    if (!revoked) throw notFound(ENROLLMENT_MESSAGES.secretNotFound);
+    if (audit)
+      await appendAudit(trx, {
+        actor: audit.actor,
+        action: 'enrollment.secret.revoke',
+        target: revoked.name,
+        address: audit.address ?? null,
+        result: 'success',
+        details: { id: revoked.id },
+      });
+    return revoked;
+  });
 }
 
 const iso = (value: Date | string | null) => (value === null ? null : new Date(value).toISOString());

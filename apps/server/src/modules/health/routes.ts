@@ -1,6 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
-import type { AppContext } from '../../app';
-import { databaseAnswers } from './ping';
+import type { RouteContext } from '../../core/context';
 
 const UNREACHABLE_MESSAGES = {
   database: 'Database unreachable',
@@ -12,11 +11,11 @@ const UNREACHABLE_MESSAGES = {
  * Liveness (`/healthz`: the process answers) and readiness (`/readyz`: the database answers a `SELECT 1`
  * and this instance's gateway is connected to the MQTT broker). Not ready is 503 naming what is down.
  */
-export function healthRoutes(ctx: AppContext): FastifyPluginAsync {
+export function healthRoutes(ctx: RouteContext): FastifyPluginAsync {
   return async (app) => {
     app.get('/healthz', async () => ({ status: 'ok' }));
     app.get('/readyz', async (request, reply) => {
-      const databaseUp = await databaseAnswers(ctx.database, (error) =>
+      const databaseUp = await ctx.health.databaseAnswers((error) =>
         request.log.warn({ err: error }, 'readiness check failed: database unreachable'),
       );
       const channel = app.deviceChannel;
@@ -29,7 +28,7 @@ export function healthRoutes(ctx: AppContext): FastifyPluginAsync {
           }
         : null;
       if (broker && !broker.connected) request.log.warn('readiness check failed: MQTT broker unreachable');
-      const details = { database: ctx.database.kind, ...(broker ? { broker } : {}) };
+      const details = { database: ctx.health.databaseKind, ...(broker ? { broker } : {}) };
       if (databaseUp && (!broker || broker.connected)) return { status: 'ok', ...details };
       const down = !databaseUp && broker && !broker.connected ? 'both' : databaseUp ? 'broker' : 'database';
       return reply.status(503).send({

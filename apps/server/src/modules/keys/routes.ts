@@ -7,25 +7,23 @@ import {
   viewKeysResponseSchema,
 } from '@lendlock/contract';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { AppContext } from '../../app';
-import { requirePrincipal } from '../../plugins/auth';
-import { generateKey, updateKeyStatus, viewKeys } from './service';
+import type { RouteContext } from '../../core/context';
+import { requirePrincipal } from '../../core/principal';
 
 /** Key management, under its own base (`/keyapi/`) as in spec §7. */
-export function keyRoutes(ctx: AppContext): FastifyPluginAsyncZod {
+export function keyRoutes(ctx: RouteContext): FastifyPluginAsyncZod {
   return async (app) => {
     app.get(
       '/keyapi/keymanagement/view_keys.php',
       { schema: { response: { 200: viewKeysResponseSchema } } },
-      async (request) => viewKeys(ctx.db, requirePrincipal(request)),
+      async (request) => ctx.keys.viewKeys(requirePrincipal(request)),
     );
 
     app.post(
       '/keyapi/generate_key.php',
       { schema: { body: generateKeyRequestSchema, response: { 200: generateKeyResponseSchema } } },
       async (request) => {
-        const created = await generateKey(
-          ctx.db,
+        const created = await ctx.keys.generateKey(
           ctx.authSettings,
           { actor: requirePrincipal(request), address: request.ip },
           { keyName: request.body.key_name, password: request.body.password, userId: request.body.user_id },
@@ -43,8 +41,7 @@ export function keyRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       '/keyapi/keymanagement/update_key_status.php',
       { schema: { body: updateKeyStatusRequestSchema, response: { 200: statusMessageSchema } } },
       async (request) => {
-        await updateKeyStatus(
-          ctx.db,
+        await ctx.keys.updateKeyStatus(
           { actor: requirePrincipal(request), address: request.ip },
           request.body,
         );

@@ -17,11 +17,11 @@ import {
 import type { Kysely, Transaction } from 'kysely';
 import { authorize, scopeFor } from '../../authz';
 import { accountDeactivationLevel, raisesDeactivation } from '../../authz/resources/keys';
+import { AppError, forbidden, notFound } from '../../core/errors';
+import type { Principal } from '../../core/principal';
 import { inTransaction } from '../../db/transaction';
 import type { DB } from '../../db/types';
 import { randomSecret, sha256Hex } from '../../lib/secrets';
-import type { Principal } from '../../plugins/auth';
-import { AppError, forbidden, notFound } from '../../plugins/errors';
 import { appendAudit } from '../audit/repository';
 import { confirmPassword } from '../auth/reauth';
 import type { AuthSettings } from '../auth/service';

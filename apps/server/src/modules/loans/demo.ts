@@ -8,7 +8,7 @@
  * 24 hours" reads that date, so the overdue loans' locks are not skipped.
  */
 import { addDays, type CsvPayment, formatAmount } from '@lendlock/contract';
-import type { Principal } from '../../plugins/auth';
+import type { Principal } from '../../core/principal';
 import { devicesOfImeis } from './repository';
 import type { LoanService } from './service';
 

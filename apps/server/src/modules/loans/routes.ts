@@ -16,10 +16,10 @@ import {
 } from '@lendlock/contract';
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { AppContext } from '../../app';
 import { noObjectTouched } from '../../authz';
-import { requirePrincipal } from '../../plugins/auth';
-import { badRequest } from '../../plugins/errors';
+import type { RouteContext } from '../../core/context';
+import { badRequest } from '../../core/errors';
+import { requirePrincipal } from '../../core/principal';
 import { type ReceivedUpload, readStored, receiveUpload, UPLOAD_MESSAGES } from '../batches/upload';
 import { refusedRows } from './service';
 
@@ -53,7 +53,7 @@ async function withUploadedCsv<T>(
  * Loans and payments (ADMIN and SUPERADMIN, a session or a key: import, record, reverse, promise; reading a
  * loan: Device Details' permission).
  */
-export function loanRoutes(ctx: AppContext): FastifyPluginAsyncZod {
+export function loanRoutes(ctx: RouteContext): FastifyPluginAsyncZod {
   const { loans } = ctx;
   return async (app) => {
     const caller = (request: FastifyRequest) => ({ actor: requirePrincipal(request), address: request.ip });

@@ -34,10 +34,10 @@ import {
 import type { Kysely, Transaction } from 'kysely';
 import { authorize, may, mayIfFound, scopeFor } from '../../authz';
 import type { Tenant } from '../../authz/tenancy';
+import { AppError, badRequest, conflict, notFound } from '../../core/errors';
+import type { Principal } from '../../core/principal';
 import { inTransaction } from '../../db/transaction';
 import type { DB, PaymentSource } from '../../db/types';
-import type { Principal } from '../../plugins/auth';
-import { AppError, badRequest, conflict, notFound } from '../../plugins/errors';
 import { type AuditValues, appendAudit, appendAuditRows, auditValues } from '../audit/repository';
 import {
   allocateToInstalments,

@@ -15,18 +15,17 @@ import {
 } from '@lendlock/contract';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { AppContext } from '../../app';
-import { requirePrincipal } from '../../plugins/auth';
-import { confirmEnrolment, mfaStatus, mfaUsers, resetMfa, startEnrolment, verifySecondStep } from './service';
+import type { RouteContext } from '../../core/context';
+import { requirePrincipal } from '../../core/principal';
 
-export function mfaRoutes(ctx: AppContext): FastifyPluginAsyncZod {
+export function mfaRoutes(ctx: RouteContext): FastifyPluginAsyncZod {
   const settings = ctx.authSettings.mfa;
   return async (app) => {
     app.post(
       '/api/v2/mfa/verify',
       { schema: { body: mfaVerifyRequestSchema, response: { 200: sessionSchema } } },
       async (request) =>
-        verifySecondStep(ctx.db, ctx.authSettings, {
+        ctx.mfa.verifySecondStep(ctx.authSettings, {
           mfaToken: request.body.mfaToken,
           code: request.body.code,
           recoveryCode: request.body.recoveryCode,
@@ -37,32 +36,31 @@ export function mfaRoutes(ctx: AppContext): FastifyPluginAsyncZod {
     app.get(
       '/api/v2/mfa/status',
       { schema: { response: { 200: mfaStatusResponseSchema } } },
-      async (request) => mfaStatus(ctx.db, settings, requirePrincipal(request)),
+      async (request) => ctx.mfa.mfaStatus(settings, requirePrincipal(request)),
     );
 
     app.post(
       '/api/v2/mfa/enrol/start',
       { schema: { body: z.unknown().optional(), response: { 200: mfaEnrolmentResponseSchema } } },
-      async (request) => startEnrolment(ctx.db, settings, requirePrincipal(request), request.ip),
+      async (request) => ctx.mfa.startEnrolment(settings, requirePrincipal(request), request.ip),
     );
 
     app.post(
       '/api/v2/mfa/enrol/confirm',
       { schema: { body: mfaConfirmRequestSchema, response: { 200: mfaConfirmResponseSchema } } },
       async (request) =>
-        confirmEnrolment(ctx.db, settings, requirePrincipal(request), request.body.code, request.ip),
+        ctx.mfa.confirmEnrolment(settings, requirePrincipal(request), request.body.code, request.ip),
     );
 
     app.get('/api/v2/mfa/users', { schema: { response: { 200: mfaUsersResponseSchema } } }, async (request) =>
-      mfaUsers(ctx.db, requirePrincipal(request)),
+      ctx.mfa.mfaUsers(requirePrincipal(request)),
     );
 
     app.post(
       '/api/v2/mfa/reset',
       { schema: { body: mfaResetRequestSchema, response: { 200: statusMessageSchema } } },
       async (request) => {
-        const { status, message } = await resetMfa(
-          ctx.db,
+        const { status, message } = await ctx.mfa.resetMfa(
           requirePrincipal(request),
           request.body.email,
           request.ip,

@@ -8,21 +8,13 @@ import {
 } from '@lendlock/contract';
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { AppContext } from '../../app';
-import { badRequest } from '../../plugins/errors';
-import { acceptForgotPassword, type PasswordContext, resetPassword } from './service';
+import type { RouteContext } from '../../core/context';
+import { badRequest } from '../../core/errors';
+import { acceptForgotPassword, resetPassword } from './service';
 
-export function passwordRoutes(ctx: AppContext): FastifyPluginAsyncZod {
+export function passwordRoutes(ctx: RouteContext): FastifyPluginAsyncZod {
   return async (app) => {
-    const passwordCtx: PasswordContext = {
-      db: ctx.db,
-      mailer: ctx.mailer,
-      mail: ctx.mail,
-      publicUrl: ctx.config.publicUrl,
-      passwordMinLength: ctx.config.passwordMinLength,
-      log: app.log,
-      pending: new Set(),
-    };
+    const passwordCtx = ctx.password;
     app.addHook('onClose', async () => {
       await Promise.allSettled([...(passwordCtx.pending ?? [])]);
     });

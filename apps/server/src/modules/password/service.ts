@@ -11,11 +11,11 @@
 import { MESSAGES, RESET_TOKEN_TTL_MS } from '@lendlock/contract';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
+import { badRequest } from '../../core/errors';
 import { inTransaction } from '../../db/transaction';
 import type { DB } from '../../db/types';
 import { passwordProblem } from '../../lib/password-policy';
 import { hashPassword, randomSecret, sha256Hex } from '../../lib/secrets';
-import { badRequest } from '../../plugins/errors';
 import type { Mailer } from '../../plugins/mailer';
 import { appendAudit } from '../audit/repository';
 import { endUserSessions, reserveAttempt } from '../auth/repository';

@@ -8,17 +8,15 @@ import {
 } from '@lendlock/contract';
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { AppContext } from '../../app';
+import type { RouteContext } from '../../core/context';
+import { badRequest } from '../../core/errors';
+import { requirePrincipal } from '../../core/principal';
 import { operatorTimeZone } from '../../lib/timeZone';
-import { requirePrincipal } from '../../plugins/auth';
-import { badRequest } from '../../plugins/errors';
-import { openUpload } from '../uploads/service';
 import { streamXlsx } from './export';
 import { type ReportQuery, reportRequest } from './service';
-import { sourceFor } from './sources';
 
 /** Reports and history (spec §7 downloadReports.php) and their streaming xlsx exports. */
-export function reportRoutes(ctx: AppContext): FastifyPluginAsyncZod {
+export function reportRoutes(ctx: RouteContext): FastifyPluginAsyncZod {
   // The operator's whole days (the console's time zone, else REPORT_TIMEZONE), and what the caller may see.
   const checked = (request: FastifyRequest, query: ReportQuery & { timeZone?: string | undefined }) =>
     reportRequest(requirePrincipal(request), query, operatorTimeZone(ctx.config, query.timeZone));
@@ -29,8 +27,8 @@ export function reportRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       async (request) => {
         const { tab, range, match } = checked(request, request.body);
         const { offset, limit } = request.body;
-        const items = sourceFor(ctx.db, tab, 'items', range, match);
-        const commands = sourceFor(ctx.db, tab, 'commands', range, match);
+        const items = ctx.reports.sourceFor(tab, 'items', range, match);
+        const commands = ctx.reports.sourceFor(tab, 'commands', range, match);
         const [itemRows, itemTotal, commandRows, commandTotal] = await Promise.all([
           items ? items.page(offset, limit) : [],
           items ? items.count() : 0,
@@ -60,7 +58,7 @@ export function reportRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       async (request, reply) => {
         const query = request.query;
         const { tab, range, match } = checked(request, query);
-        const source = sourceFor(ctx.db, tab, query.part, range, match);
+        const source = ctx.reports.sourceFor(tab, query.part, range, match);
         if (!source) throw badRequest('This report has no such part.');
         const total = await source.count();
         const name = exportFileName(tab.report, query.part, query.startdate, query.enddate, match);
@@ -81,7 +79,7 @@ export function reportRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       { schema: { params: uploadLinkParamsSchema } },
       async (request, reply) => {
         const { feature, file } = request.params;
-        const opened = await openUpload(ctx.db, requirePrincipal(request), {
+        const opened = await ctx.reports.openUpload(requirePrincipal(request), {
           dataDir: ctx.config.dataDir,
           retentionMs: ctx.config.uploadRetentionMs,
           feature,

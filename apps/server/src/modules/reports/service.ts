@@ -5,8 +5,8 @@
  */
 import { daysInZone, reportTab, validateReportForm } from '@lendlock/contract';
 import { scopeFor } from '../../authz';
-import type { Principal } from '../../plugins/auth';
-import { badRequest } from '../../plugins/errors';
+import { badRequest } from '../../core/errors';
+import type { Principal } from '../../core/principal';
 import type { DateRange } from './sources';
 
 export interface ReportQuery {

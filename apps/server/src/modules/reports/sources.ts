@@ -15,7 +15,8 @@ import type { UploadScope } from '../../authz/resources/uploads';
 import type { TenantScope } from '../../authz/tenancy';
 import type { DB } from '../../db/types';
 import { inBatchScope } from '../batches/repository';
-import { REGISTRATION_COLUMNS, toDeenrollRow, toRegistrationRow } from '../devices/mapper';
+import { toDeenrollRow, toRegistrationRow } from '../devices/mapper';
+import { REGISTRATION_COLUMNS } from '../devices/repository';
 import { dateTimeCells } from './export';
 
 export interface DateRange {

@@ -163,3 +163,8 @@ export async function phoneTakenByOther(db: Kysely<DB>, phone: string, userId: n
     .executeTakeFirst();
   return row !== undefined;
 }
+
+/** Takes the first start's lock until the transaction ends: simultaneous starts create the first users once. */
+export async function lockBootstrap(trx: Transaction<DB>): Promise<void> {
+  await sql`SELECT pg_advisory_xact_lock(7466001)`.execute(trx);
+}

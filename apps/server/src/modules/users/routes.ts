@@ -10,19 +10,11 @@ import {
 } from '@lendlock/contract';
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { AppContext } from '../../app';
-import { requirePrincipal } from '../../plugins/auth';
-import {
-  addUser,
-  forceLogout,
-  getPermissions,
-  getUsers,
-  setUserStatus,
-  USER_MESSAGES,
-  updateUser,
-} from './service';
+import type { RouteContext } from '../../core/context';
+import { requirePrincipal } from '../../core/principal';
+import { USER_MESSAGES } from './service';
 
-export function userRoutes(ctx: AppContext): FastifyPluginAsyncZod {
+export function userRoutes(ctx: RouteContext): FastifyPluginAsyncZod {
   const rules = {
     allowedEmailDomains: ctx.config.allowedEmailDomains,
     passwordMinLength: ctx.config.passwordMinLength,
@@ -35,7 +27,7 @@ export function userRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       { schema: { response: { 200: getUsersResponseSchema } } },
       async (request) => ({
         status: 'success' as const,
-        items: await getUsers(ctx.db, requirePrincipal(request)),
+        items: await ctx.users.getUsers(requirePrincipal(request)),
       }),
     );
 
@@ -44,7 +36,7 @@ export function userRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       { schema: { response: { 200: getPermissionsResponseSchema } } },
       async () => ({
         status: 'success' as const,
-        permissions: await getPermissions(ctx.db),
+        permissions: await ctx.users.getPermissions(),
       }),
     );
 
@@ -53,7 +45,7 @@ export function userRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       { schema: { body: addUserRequestSchema, response: { 200: statusMessageSchema } } },
       async (request) => {
         const body = request.body;
-        await addUser(ctx.db, rules, actorOf(request), {
+        await ctx.users.addUser(rules, actorOf(request), {
           email: body.email,
           phone: body.phone,
           password: body.password,
@@ -69,7 +61,7 @@ export function userRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       '/api/updateUser.php',
       { schema: { body: updateUserRequestSchema, response: { 200: statusMessageSchema } } },
       async (request) => {
-        await updateUser(ctx.db, rules, actorOf(request), request.body);
+        await ctx.users.updateUser(rules, actorOf(request), request.body);
         return { status: 'success', message: MESSAGES.userUpdated };
       },
     );
@@ -78,7 +70,7 @@ export function userRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       '/api/updateUserStatus.php',
       { schema: { body: updateUserStatusRequestSchema, response: { 200: statusMessageSchema } } },
       async (request) => {
-        await setUserStatus(ctx.db, actorOf(request), request.body);
+        await ctx.users.setUserStatus(actorOf(request), request.body);
         return { status: 'success', message: USER_MESSAGES.statusUpdated(request.body.status) };
       },
     );
@@ -87,7 +79,7 @@ export function userRoutes(ctx: AppContext): FastifyPluginAsyncZod {
       '/api/updateLoginStatus.php',
       { schema: { body: updateLoginStatusRequestSchema, response: { 200: statusMessageSchema } } },
       async (request) => {
-        const { keysDeactivated } = await forceLogout(ctx.db, actorOf(request), request.body);
+        const { keysDeactivated } = await ctx.users.forceLogout(actorOf(request), request.body);
         return {
           status: 'success',
           message: request.body.deactivateKeys

@@ -23,12 +23,12 @@ import {
 import type { Kysely, Transaction } from 'kysely';
 import { authorize, noObjectTouched, scopeFor } from '../../authz';
 import { tenantOfNewUser, type UserObject } from '../../authz/resources/users';
+import { AppError, badRequest, conflict, forbidden, notFound } from '../../core/errors';
+import type { Principal } from '../../core/principal';
 import { inTransaction } from '../../db/transaction';
 import type { DB, UserRow } from '../../db/types';
 import { passwordProblem } from '../../lib/password-policy';
 import { hashPassword } from '../../lib/secrets';
-import type { Principal } from '../../plugins/auth';
-import { AppError, badRequest, conflict, forbidden, notFound } from '../../plugins/errors';
 import { appendAudit } from '../audit/repository';
 import { endUserSessions, SESSION_END } from '../auth/repository';
 import { BATCH_PAUSE_REASONS, pauseBatchesOf } from '../batches/service';

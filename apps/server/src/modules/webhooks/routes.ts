@@ -14,11 +14,11 @@ import {
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { AppContext } from '../../app';
-import { requirePrincipal } from '../../plugins/auth';
+import type { RouteContext } from '../../core/context';
+import { requirePrincipal } from '../../core/principal';
 
 /** Webhook endpoints and their deliveries (ADMIN and SUPERADMIN; a session or a key). */
-export function webhookRoutes(ctx: AppContext): FastifyPluginAsyncZod {
+export function webhookRoutes(ctx: RouteContext): FastifyPluginAsyncZod {
   return async (app) => {
     const caller = (request: FastifyRequest) => ({ actor: requirePrincipal(request), address: request.ip });
 

@@ -16,10 +16,10 @@ import {
 } from '@lendlock/contract';
 import type { Kysely } from 'kysely';
 import { authorize, mayIfFound, scopeFor } from '../../authz';
+import { badRequest, notFound } from '../../core/errors';
+import type { Principal } from '../../core/principal';
 import type { DB } from '../../db/types';
 import { seal, unseal } from '../../lib/sealed';
-import type { Principal } from '../../plugins/auth';
-import { badRequest, notFound } from '../../plugins/errors';
 import { appendAudit } from '../audit/repository';
 import { checkWebhookUrl } from './address';
 import {

@@ -1,0 +1,273 @@
+/**
+ * The composition root: builds every service of the app in dependency order from the configuration and
+ * the open database, and returns them as one fully typed object (core/context.ts `AppContext`). Services
+ * are classes (state, workers, options) or a module's functions over the database bound to it
+ * (core/bind.ts `bindDb`); routes and plugins receive them from here and never the database. The one
+ * command time to live (COMMAND_TTL) is the command service's: batches and collections read it from it.
+ */
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createNodeEnvelopeCodec } from '@lendlock/contract/node';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Config } from './config';
+import { bindDb } from './core/bind';
+import type { Database } from './db/database';
+import { loadSecretsKey, type SecretsKey } from './lib/secrets-at-rest';
+import { AuditSealer } from './modules/audit/sealer';
+import { auditLog, exportAuditReport, searchAudit } from './modules/audit/service';
+import { type AuthSettings, authenticator, login, logout } from './modules/auth/service';
+import { BatchService } from './modules/batches/service';
+import { CollectionsEngine } from './modules/collections/engine';
+import { CollectionsService } from './modules/collections/service';
+import { CommandService } from './modules/commands/service';
+import { defaultAttestationRootsPath, loadAttestationRoots } from './modules/devices/attestation';
+import { decideReregistration, deviceIdentity } from './modules/devices/identity';
+import {
+  type IdentityPolicy,
+  issueNonce,
+  type ProvisionBroker,
+  registerDevice,
+} from './modules/devices/registration';
+import {
+  appVersions,
+  auditReport,
+  dashboardCharts,
+  deviceCredentials,
+  deviceDetails,
+  homeData,
+  importFinancedImeis,
+} from './modules/devices/service';
+import {
+  addEnrollmentSecret,
+  admitEnrollment,
+  enrollmentSecrets,
+  revokeEnrollmentSecret,
+} from './modules/enrollment/service';
+import { HealthService } from './modules/health/service';
+import { generateKey, updateKeyStatus, viewKeys } from './modules/keys/service';
+import { LoanService } from './modules/loans/service';
+import { MailOutbox } from './modules/mail/outbox';
+import {
+  confirmEnrolment,
+  mfaStatus,
+  mfaUsers,
+  resetMfa,
+  startEnrolment,
+  verifySecondStep,
+} from './modules/mfa/service';
+import type { PasswordContext } from './modules/password/service';
+import { sourceFor } from './modules/reports/sources';
+import { resolveSecretSetting } from './modules/settings/secrets';
+import { openUpload } from './modules/uploads/service';
+import {
+  addUser,
+  forceLogout,
+  getPermissions,
+  getUsers,
+  setUserStatus,
+  updateUser,
+} from './modules/users/service';
+import { DEFAULT_WEBHOOK_TIMING, WebhookDelivery, type WebhookTiming } from './modules/webhooks/delivery';
+import { WebhookService } from './modules/webhooks/service';
+import { createMailer, type Mailer } from './plugins/mailer';
+import { createMetrics } from './plugins/metrics';
+
+export interface ContainerOptions {
+  config: Config;
+  database: Database;
+  /** The app's logger (workers and services log through it). */
+  log: FastifyBaseLogger;
+  /** Outgoing mail; by default from SMTP_URL or the outbox in DATA_DIR. */
+  mailer?: Mailer;
+}
+
+/** Every service of the app, built in dependency order. */
+export async function buildContainer({ config, database, log, ...options }: ContainerOptions) {
+  const { db } = database;
+  // Secrets generated once and kept in `settings` are sealed under SECRETS_KEY (or DATA_DIR/secrets.key),
+  // loaded only when one is needed; a key that does not open them stops the start (SecretsKeyError).
+  let secretsKey: SecretsKey | undefined;
+  const secrets = () => {
+    secretsKey ??= loadSecretsKey(config.secretsKey, config.dataDir);
+    return secretsKey;
+  };
+  const generatedKey = () => randomBytes(32).toString('base64');
+  // TOTP secrets are sealed with it (modules/mfa/secret.ts); MFA_SECRET_KEY keeps it out of the database.
+  const mfaSecretKey = await resolveSecretSetting(
+    db,
+    secrets,
+    'mfa_secret_key',
+    config.mfaSecretKey,
+    generatedKey,
+  );
+  // Webhook signing secrets are sealed with it (modules/webhooks/service.ts).
+  const webhookSecretKey = await resolveSecretSetting(
+    db,
+    secrets,
+    'webhook_secret_key',
+    config.webhookSecretKey,
+    generatedKey,
+  );
+  const envelopeKey = await resolveSecretSetting(
+    db,
+    secrets,
+    'envelope_key',
+    config.envelopeKey,
+    generatedKey,
+  );
+  const roots =
+    config.deviceAttestation === 'off'
+      ? null
+      : loadAttestationRoots(readFileSync(config.attestationRoots ?? defaultAttestationRootsPath(), 'utf8'));
+
+  const authSettings: AuthSettings = {
+    sessionTtlMs: config.sessionTtlMs,
+    maxFailuresPerAccount: config.loginMaxFailuresPerAccount,
+    maxFailuresPerAddress: config.loginMaxFailuresPerAddress,
+    throttleWindowMs: config.loginThrottleWindowMs,
+    mfa: {
+      requiredLevels: config.mfaRequiredLevels,
+      key: Buffer.from(mfaSecretKey, 'base64'),
+      issuer: config.productLabel,
+    },
+  };
+  const identity: IdentityPolicy = {
+    deviceKey: config.deviceKey,
+    attestation: config.deviceAttestation,
+    roots,
+    nonceTtlMs: config.registrationNonceTtlMs,
+  };
+  const mailer =
+    options.mailer ??
+    createMailer({
+      smtpUrl: config.smtpUrl,
+      from: config.mailFrom,
+      outboxDir: join(config.dataDir, 'outbox'),
+    });
+
+  const health = new HealthService(database);
+  const metrics = createMetrics({ health, log });
+  const webhookTiming: WebhookTiming = {
+    ...DEFAULT_WEBHOOK_TIMING,
+    retryFirstMs: config.webhookRetryFirstMs,
+    timeoutMs: config.webhookTimeoutMs,
+    offlineAfterMs: config.webhookOfflineAfterMs,
+  };
+  const webhooks = new WebhookService({
+    db,
+    secretKey: Buffer.from(webhookSecretKey, 'base64'),
+    allowPrivate: config.webhookAllowPrivate,
+    giveUpAfterMs: webhookTiming.giveUpAfterMs,
+  });
+  const webhookDelivery = new WebhookDelivery({
+    db,
+    log,
+    openSecret: webhooks.openSecret,
+    allowPrivate: config.webhookAllowPrivate,
+    timing: webhookTiming,
+  });
+  // The one owner of COMMAND_TTL: batches and collections record their commands with its recordOptions.
+  const commands = new CommandService({
+    db,
+    log,
+    oneShotTtlMs: config.commandTtlMs,
+    resendAfterMs: config.commandResendAfterMs,
+    events: webhookDelivery,
+  });
+  const batches = new BatchService({
+    db,
+    commands,
+    log,
+    workers: config.batchWorkers,
+    events: webhookDelivery,
+  });
+  const collections = new CollectionsService({
+    db,
+    commands,
+    events: webhookDelivery,
+    now: () => new Date(),
+  });
+  // The collections engine counts failed actions in the metrics.
+  const collectionsEngine = new CollectionsEngine({
+    db,
+    commands,
+    log,
+    events: webhookDelivery,
+    watchMs: config.collectionsWatchMs,
+    runCheckMs: config.collectionsRunCheckMs,
+    failed: metrics.collectionsActionFailed,
+  });
+  const mail = new MailOutbox({ db, mailer, log, failed: metrics.mailFailed });
+  const password: PasswordContext = {
+    db,
+    mailer,
+    mail,
+    publicUrl: config.publicUrl,
+    passwordMinLength: config.passwordMinLength,
+    log,
+    pending: new Set(),
+  };
+
+  return {
+    config,
+    database,
+    db,
+    codec: createNodeEnvelopeCodec(envelopeKey),
+    envelopeKey,
+    authSettings,
+    mailer,
+    /** Outgoing mail, queued in the database and sent with retries by every instance (ADR 0008). */
+    mail,
+    /** Who a device is (docs/device-protocol.md §1): device keys, attestation, nonces. */
+    identity,
+    /** Provisions a device's broker client before its registration commits (external dynamic security). */
+    provisionDevice: null as ProvisionBroker,
+    /** What devices are told to connect to (set when the device channel starts). */
+    deviceMqttUrl: '',
+    /** This instance's Prometheus metrics (plugins/metrics.ts). */
+    metrics,
+    /** The database's health and figures (modules/health/service.ts). */
+    health,
+    commands,
+    batches,
+    /** Collections on autopilot: the API's side, and the daily run and payment watcher (modules/collections). */
+    collections,
+    collectionsEngine,
+    /** Webhook endpoints (modules/webhooks/service.ts). */
+    webhooks,
+    /** Webhook events: written with what caused them, sent with retries by every instance. */
+    webhookDelivery,
+    /** Loans and payments (modules/loans/service.ts). */
+    loans: new LoanService({ db, defaultTimeZone: config.reportTimeZone }),
+    /** The audit log's hash chain, sealed in the background within a second (ADR 0009). */
+    auditSealer: new AuditSealer({ db, log }),
+    /** Who a request's credential is (plugins/auth.ts). */
+    authenticator: authenticator(db),
+    /** Devices' broker credentials (plugins/device-channel.ts). */
+    deviceCredentials: deviceCredentials(db),
+    /** Forgot and reset password (modules/password/service.ts). */
+    password,
+    // The modules whose service is a set of functions over the database, bound to it.
+    audit: bindDb(db, { searchAudit, auditLog, exportAuditReport }),
+    auth: bindDb(db, { login, logout }),
+    devices: bindDb(db, {
+      admitEnrollment,
+      issueNonce,
+      registerDevice,
+      deviceIdentity,
+      decideReregistration,
+      homeData,
+      dashboardCharts,
+      deviceDetails,
+      auditReport,
+      appVersions,
+      importFinancedImeis,
+    }),
+    enrollment: bindDb(db, { enrollmentSecrets, addEnrollmentSecret, revokeEnrollmentSecret }),
+    keys: bindDb(db, { viewKeys, generateKey, updateKeyStatus }),
+    mfa: bindDb(db, { verifySecondStep, mfaStatus, startEnrolment, confirmEnrolment, mfaUsers, resetMfa }),
+    reports: bindDb(db, { sourceFor, openUpload }),
+    users: bindDb(db, { getUsers, getPermissions, addUser, updateUser, setUserStatus, forceLogout }),
+  };
+}
