@@ -5,6 +5,7 @@
  * device and to ALL, and the retailer's dynamic action table. One server and one fleet for the file;
  * one sign-in per role.
  */
+
 import {
   COMMAND_DEFINITIONS,
   type CommandDefinition,
@@ -18,6 +19,7 @@ import {
 } from '@lendlock/contract';
 import type { NodeEnvelopeCodec } from '@lendlock/contract/node';
 import { Fleet, profileFor, rng, SimulatedDevice } from '@lendlock/device-sim';
+import { waitUntil } from '@lendlock/testkit';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { COMMAND_SCREEN_NAMES } from '../apps/web/src/features/commands/commandScreens';
@@ -40,7 +42,6 @@ import {
   nextDialogs,
   type RetailerTestUser,
   templateWithUsers,
-  waitUntil,
 } from './support/commandFleet';
 import { type RunningServer, startServer } from './support/server';
 import { USERS } from './support/users';

@@ -3,22 +3,14 @@
  * once it is back, nothing lost), and a device offline for a long time getting one final desired state.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import type { CommandStatus } from '@lendlock/contract';
+import { freePort } from '@lendlock/testkit';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { openTestDatabase, type TestDatabase } from './db';
 import { type DeviceServer, simulatedDevice, startDeviceServer } from './devices';
 
 const OUTAGE_MS = Number(process.env.BROKER_OUTAGE_SECONDS ?? 60) * 1000;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 /** A private Mosquitto (Debian's binary) this test may stop and start at will. */
 async function startMosquitto(port: number): Promise<ChildProcess> {
