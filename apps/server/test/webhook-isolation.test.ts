@@ -20,8 +20,6 @@ import { databaseKinds, fingerprint, openTestDatabase, type TestDatabase } from 
 import { buildTestApp, buildUser, loginAs } from './factories';
 import { Receiver, Tarpit } from './webhook-receiver';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 describe('choosing what to claim', () => {
   const due = (endpoint: number, tenant: string | null, n: number, trial = false): DueDelivery[] =>
     Array.from({ length: n }, (_, i) => ({
@@ -234,8 +232,9 @@ describe.each(databaseKinds())('webhook isolation on %s', (kind) => {
     await waitUntil('the circuit open', async () => (await endpoint())?.circuitState === 'open');
     const opened = await endpoint();
     expect(opened?.circuitOpenUntil).toEqual(expect.any(String));
-    // Attempts claimed before it opened have reached the receiver by now.
-    await sleep(200);
+    // Attempts claimed before it opened have reached the receiver by now. Barrier: a round of the worker
+    // of our own, which waits for the attempts under way.
+    await w.runOnce();
     const hitsWhenOpened = r.hits;
     // K failures open it; attempts already under way (up to four per endpoint) may fail after.
     expect(hitsWhenOpened).toBeGreaterThanOrEqual(K);
@@ -244,8 +243,19 @@ describe.each(databaseKinds())('webhook isolation on %s', (kind) => {
       /^lendlock_webhook_circuits_open 1$/m,
     );
 
-    // Most of the cool-down: not attempted, nothing counted, nothing given up, deadlines unchanged.
-    await sleep(cooldownMs - 800);
+    // During the cool-down: not attempted, nothing counted, nothing given up, deadlines unchanged. Barrier:
+    // every delivery due again (its retry time past), then a round of the worker of our own, finished
+    // within the cool-down.
+    await waitUntil('every delivery due again', async () => {
+      const due = await database.db
+        .selectFrom('webhook_deliveries')
+        .select('next_attempt_at')
+        .where('endpoint_id', '=', id)
+        .execute();
+      return due.every((d) => new Date(d.next_attempt_at).getTime() <= Date.now());
+    });
+    await w.runOnce();
+    expect(Date.parse(String((await endpoint())?.circuitOpenUntil))).toBeGreaterThan(Date.now());
     expect(r.hits).toBe(hitsWhenOpened);
     const paused = await deliveriesOf([id]);
     expect(paused.every((d) => d.status === 'PENDING')).toBe(true);
@@ -254,7 +264,8 @@ describe.each(databaseKinds())('webhook isolation on %s', (kind) => {
 
     // Cool-down over: one trial, which fails and opens the circuit again.
     await waitUntil('the trial', () => r.hits > hitsWhenOpened, cooldownMs + 5_000);
-    await sleep(300);
+    // Barrier: a round of the worker of our own, after the trial's attempt has ended (it waits for it).
+    await w.runOnce();
     expect(r.hits).toBe(hitsWhenOpened + 1);
     expect(await endpoint()).toMatchObject({ circuitState: 'open' });
 
