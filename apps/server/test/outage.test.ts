@@ -149,8 +149,22 @@ describe('a device offline for a long time', () => {
     }
     await device.connect(credentials);
     await vi.waitFor(() => expect(device.received.length).toBe(3), { timeout: 8000 });
-    await new Promise((r) => setTimeout(r, 300));
-    expect(device.received.map((m) => m.command).sort()).toEqual(['LOCK', 'SETALARM', 'UNBLOCKAPP']);
+    // Barrier: a later command (a notification, which changes no state) reaches the device, so anything
+    // sent before it has arrived too.
+    const later = await commands.issue({
+      imei: device.imei,
+      command: 'NOTIFY',
+      options: { message: 'Pay', caseType: 'Due' },
+      iface: 'S',
+      actor: null,
+    });
+    await vi.waitFor(() => expect(device.received.at(-1)?.id).toBe(later.transactionId), { timeout: 8000 });
+    expect(
+      device.received
+        .slice(0, -1)
+        .map((m) => m.command)
+        .sort(),
+    ).toEqual(['LOCK', 'SETALARM', 'UNBLOCKAPP']);
     expect(device.state).toMatchObject({ locked: true, appsBlocked: false, alarm: true });
     await device.disconnect();
   });
