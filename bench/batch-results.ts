@@ -9,7 +9,6 @@
  *
  *   node --import tsx bench/batch-results.ts [embedded|postgres]
  */
-
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '@lendlock/testkit';

@@ -6,7 +6,6 @@
  *
  *   node --import tsx bench/batch.ts [embedded|postgres]
  */
-
 import { imeiFor, MultiplexedFleet, type MultiplexOptions, rng } from '@lendlock/device-sim';
 import { freePort, waitUntil } from '@lendlock/testkit';
 import { sql } from 'kysely';

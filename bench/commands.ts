@@ -8,7 +8,6 @@
  *
  *   node --import tsx bench/commands.ts
  */
-
 import { imeiFor } from '@lendlock/device-sim';
 import { waitUntil } from '@lendlock/testkit';
 import autocannon from 'autocannon';

@@ -13,7 +13,6 @@
  * broker's load-test identity), so the batches' commands and acknowledgements share the broker, the
  * server's publish queue and its device inbox with the releases.
  */
-
 import { randomBytes } from 'node:crypto';
 import { loadavg } from 'node:os';
 import { imeiFor, MultiplexedFleet, SimulatedDevice } from '@lendlock/device-sim';

@@ -11,7 +11,6 @@
  *
  * The samples go to a CSV in /tmp (seconds, rss_mb, commands sent), named on the last line.
  */
-
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';

@@ -7,7 +7,6 @@
  * content. Device Details is also checked with an online device shown (its Online badge).
  * Issue 17.10: uploading a multi-MB batch CSV shows the bytes sent and the percent as it goes.
  */
-
 import {
   getPermissionsResponseSchema,
   SCREENS,

@@ -4,7 +4,6 @@
  * generated, a lock command to a simulated device), then found on the screen by user, action, IMEI and
  * date, and exported as the server's xlsx. An ADMIN cannot open the screen.
  */
-
 import { MESSAGES, SUPERADMIN_PREFIX } from '@lendlock/contract';
 import type { NodeEnvelopeCodec } from '@lendlock/contract/node';
 import type { Fleet } from '@lendlock/device-sim';

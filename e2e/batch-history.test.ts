@@ -9,7 +9,6 @@
  * - an ADMIN sees a USER's batch there; a USER without a batch screen is not let in;
  * - the Device Details batch lists the IMEIs it did not find, with their reason.
  */
-
 import { BATCH_NOT_FOUND_REASONS, MESSAGES, parseCsvRows } from '@lendlock/contract';
 import type { NodeEnvelopeCodec } from '@lendlock/contract/node';
 import { Fleet, profileFor, rng, SimulatedDevice } from '@lendlock/device-sim';

@@ -6,7 +6,6 @@
  * New Batch, Set Wallpaper's _processed list), a 100,000-row batch end to end and a 1,000,000-row file
  * validated while the page stays responsive. One server, one fleet and one ADMIN sign-in for the file.
  */
-
 import {
   ERROR_REPORT_FILE_NAME,
   incorrectDataCsv,

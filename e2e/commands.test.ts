@@ -5,7 +5,6 @@
  * device and to ALL, and the retailer's dynamic action table. One server and one fleet for the file;
  * one sign-in per role.
  */
-
 import {
   COMMAND_DEFINITIONS,
   type CommandDefinition,

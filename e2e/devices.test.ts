@@ -2,7 +2,6 @@
  * The device screens of issue 4 in a real browser against a real server with a simulated fleet:
  * Dashboard, Device Details, Audit Report By IMEI, Device Version Detail and Last Command Reports.
  */
-
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import {

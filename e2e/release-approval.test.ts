@@ -5,7 +5,6 @@
  * released, and the row moves to the approved list with who decided. A missed release keeps a paid-off
  * phone locked, so this follows it from the payment to the device.
  */
-
 import { addDays, COLLECTIONS_MESSAGES, lenderClock } from '@lendlock/contract';
 import { waitUntil } from '@lendlock/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

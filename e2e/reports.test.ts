@@ -3,7 +3,6 @@
  * holding the demo's history (registrations matched and unmatched, de-enrollments, releases, commands of
  * every kind from the console, the API and batches) plus a bulk upload made here through the API.
  */
-
 import { rmSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';

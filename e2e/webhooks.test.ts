@@ -4,7 +4,6 @@
  * table shows it delivered with its HTTP status; a receiver in trouble shows the failed attempts, and
  * Replay sends the delivery again under the same webhook-id.
  */
-
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { NodeEnvelopeCodec } from '@lendlock/contract/node';
