@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    projects: ['packages/contract', 'apps/server', 'apps/web', 'apps/device-sim', 'e2e'],
+    projects: ['packages/contract', 'packages/testkit', 'apps/server', 'apps/web', 'apps/device-sim', 'e2e'],
     pool: 'forks',
     maxWorkers: 2,
   },

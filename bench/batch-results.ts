@@ -11,12 +11,13 @@
  */
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePort } from '@lendlock/testkit';
 import { sql } from 'kysely';
 import { STACK_LABEL, type Stack } from './batch';
 import { cpuSnapshot, cpuSplit, describeCpu } from './lib/cpu';
 import { type BenchDatabase, createPglite, createPostgres, MQTT_URL, withDatabase } from './lib/db';
 import { type Figure, fmt, percentile } from './lib/report';
-import { Api, freePort, randomSuffix, startServerProcess } from './lib/server';
+import { Api, randomSuffix, startServerProcess } from './lib/server';
 
 const ROWS = Number(process.env.BENCH_RESULT_ROWS ?? 200_000);
 const PAGE = 1_000;

@@ -7,6 +7,7 @@
  *   node --import tsx bench/batch.ts [embedded|postgres]
  */
 import { imeiFor, MultiplexedFleet, type MultiplexOptions, rng } from '@lendlock/device-sim';
+import { freePort, waitUntil } from '@lendlock/testkit';
 import { sql } from 'kysely';
 import { type CpuSplit, cpuSnapshot, cpuSplit, describeCpu } from './lib/cpu';
 import {
@@ -19,15 +20,7 @@ import {
   withDatabase,
 } from './lib/db';
 import { type Figure, fmt } from './lib/report';
-import {
-  Api,
-  freePort,
-  randomSuffix,
-  type ServerProcess,
-  SUPERADMIN,
-  startServerProcess,
-  waitFor,
-} from './lib/server';
+import { Api, randomSuffix, type ServerProcess, SUPERADMIN, startServerProcess } from './lib/server';
 
 export type Stack = 'embedded' | 'postgres';
 
@@ -130,7 +123,7 @@ export async function startStand(
     const started = Date.now();
     await fleet.start();
     await fleet.announce(true, { withState: true });
-    await waitFor(
+    await waitUntil(
       'devices online',
       async () => {
         const dashboard = await api.get<{ devicesOnline: number }>('/api/v2/dashboard');
@@ -224,7 +217,7 @@ async function runBatch(stand: Stand, file: readonly string[]) {
     { user: SUPERADMIN.email },
   );
   const acceptedMs = performance.now() - started;
-  const progress = await waitFor(
+  const progress = await waitUntil(
     'batch complete',
     async () => {
       const { batch } = await stand.api.post<{ batch: BatchProgress }>('/api/v2/batch/progress', {
@@ -236,13 +229,13 @@ async function runBatch(stand: Stand, file: readonly string[]) {
     100,
   );
   const processedMs = performance.now() - started;
-  await waitFor(
+  await waitUntil(
     'every device to acknowledge',
     async () => stand.fleet.stats.executed >= progress.found,
     900_000,
     50,
   );
-  await waitFor(
+  await waitUntil(
     'EXECUTED in the database',
     async () => {
       const status = await stand.api.post<{ byStatus: Record<string, number> }>('/api/v2/batchStatus', {

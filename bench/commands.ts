@@ -9,11 +9,12 @@
  *   node --import tsx bench/commands.ts
  */
 import { imeiFor } from '@lendlock/device-sim';
+import { waitUntil } from '@lendlock/testkit';
 import autocannon from 'autocannon';
 import { type Stand, startStand } from './batch';
 import { type CpuSplit, cpuSnapshot, cpuSplit, describeCpu } from './lib/cpu';
 import { type Figure, fmt } from './lib/report';
-import { SUPERADMIN, sleep, waitFor } from './lib/server';
+import { SUPERADMIN, sleep } from './lib/server';
 
 const DEVICES = Number(process.env.BENCH_FANOUT_DEVICES ?? 10_000);
 const CONNECTIONS = 50;
@@ -97,7 +98,7 @@ function commandsMissNote(commands: Load, bare: Load, share: number): string {
 /** Waits until the devices have acknowledged every command sent so far (nothing left pending). */
 async function settle(stand: Stand): Promise<void> {
   let last = -1;
-  await waitFor(
+  await waitUntil(
     'the fleet to settle',
     async () => {
       const executed = stand.fleet.stats.executed;
@@ -146,13 +147,13 @@ export async function commandBenchmarks(log: (line: string) => void): Promise<Fi
       user: SUPERADMIN.email,
     });
     const acceptedMs = performance.now() - started;
-    await waitFor(
+    await waitUntil(
       'every device to execute',
       async () => stand.fleet.stats.executed - executedBefore >= all.total,
       120_000,
       20,
     );
-    await waitFor(
+    await waitUntil(
       'EXECUTED in the database',
       async () => {
         const status = await stand.api.post<{ byStatus: Record<string, number> }>('/api/v2/batchStatus', {

@@ -16,12 +16,13 @@
 import { randomBytes } from 'node:crypto';
 import { loadavg } from 'node:os';
 import { imeiFor, MultiplexedFleet, SimulatedDevice } from '@lendlock/device-sim';
+import { freePort, waitUntil } from '@lendlock/testkit';
 import pg from 'pg';
 import { cpuSnapshot, cpuSplit, describeCpu } from './lib/cpu';
 import { createPostgres, seedDevices, withDatabase } from './lib/db';
 import { httpLoad } from './lib/http-load';
 import { type Figure, fmt, percentile } from './lib/report';
-import { Api, ENROLLMENT_SECRET, freePort, sleep, startServerProcess, waitFor } from './lib/server';
+import { Api, ENROLLMENT_SECRET, sleep, startServerProcess } from './lib/server';
 
 type Log = (line: string) => void;
 
@@ -186,7 +187,7 @@ export async function releaseUnderLoadBenchmark(log: Log): Promise<Figure[]> {
       });
       await fleet.start();
       await fleet.announce(true);
-      await waitFor(
+      await waitUntil(
         'the batch devices online',
         async () => {
           const { rows } = await watcher.query<{ n: string }>(

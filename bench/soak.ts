@@ -16,8 +16,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { imeiFor } from '@lendlock/device-sim';
+import { freePort } from '@lendlock/testkit';
 import { type Figure, fmt } from './lib/report';
-import { Api, freePort, onInterrupt, startServerProcess } from './lib/server';
+import { Api, onInterrupt, startServerProcess } from './lib/server';
 
 const MINUTES = Number(process.env.SOAK_MINUTES ?? 30);
 const COMMAND_SECONDS = Number(process.env.SOAK_COMMAND_SECONDS ?? 2);

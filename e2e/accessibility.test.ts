@@ -18,6 +18,7 @@ import {
 } from '@lendlock/contract';
 import type { NodeEnvelopeCodec } from '@lendlock/contract/node';
 import type { Fleet } from '@lendlock/device-sim';
+import { waitUntil } from '@lendlock/testkit';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { decideAccess } from '../apps/web/src/app/guards';
@@ -29,7 +30,7 @@ import { USER_LABELS } from '../apps/web/src/pages/Users/labels';
 import { axeViolations } from './support/axe';
 import { chooseFile, imeiCsv, unknownImeis } from './support/batches';
 import { consolePagePerTest, fieldLabelled, launchBrowser, serverCodec, signIn } from './support/browser';
-import { apiCall, apiToken, eventually, newEnrollmentSecret, randomSeed, startFleet } from './support/fleet';
+import { apiCall, apiToken, newEnrollmentSecret, randomSeed, startFleet } from './support/fleet';
 import { type RunningServer, startServer } from './support/server';
 import { PASSWORD, type TestUser, USERS } from './support/users';
 
@@ -66,7 +67,7 @@ beforeAll(async () => {
   fleet = await startFleet({ baseUrl: server.baseUrl, enrollmentSecret, devices: 1, seed: randomSeed() });
   onlineImei = fleet.devices[0]?.imei ?? '';
   const token = await apiToken(server.baseUrl, USERS.admin);
-  await eventually(async () => {
+  await waitUntil('the device online', async () => {
     const { items } = await apiCall<{ items: { online: boolean }[] }>(
       server.baseUrl,
       token,
@@ -74,7 +75,7 @@ beforeAll(async () => {
       { imeis: [onlineImei] },
     );
     return items[0]?.online === true;
-  }, 'the device online');
+  });
   // A command, so the dashboard has commands by status to show.
   await apiCall(server.baseUrl, token, '/api/locknotification.php', { imei: onlineImei, action: 'lock' });
   const { permissions } = getPermissionsResponseSchema.parse(

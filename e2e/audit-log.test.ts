@@ -7,6 +7,7 @@
 import { MESSAGES, SUPERADMIN_PREFIX } from '@lendlock/contract';
 import type { NodeEnvelopeCodec } from '@lendlock/contract/node';
 import type { Fleet } from '@lendlock/device-sim';
+import { waitUntil } from '@lendlock/testkit';
 import ExcelJS from 'exceljs';
 import type { Browser, Download, Locator, Page, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -22,7 +23,7 @@ import {
   signIn,
 } from './support/browser';
 import { type ApiSession, apiSession } from './support/commandFleet';
-import { apiCall, apiToken, eventually, newEnrollmentSecret, randomSeed, startFleet } from './support/fleet';
+import { apiCall, apiToken, newEnrollmentSecret, randomSeed, startFleet } from './support/fleet';
 import { utcDay } from './support/reportData';
 import { type RunningServer, startServer } from './support/server';
 import { PASSWORD, USERS } from './support/users';
@@ -100,12 +101,8 @@ beforeAll(async () => {
     body: JSON.stringify({ email: NEW_USER.email, password: 'Wrong#Password1' }),
   });
   expect(refused.status).toBe(401);
-  await eventually(
-    async () =>
-      (await serverSearch({ imei })).items.some((row: { action: string }) =>
-        row.action.startsWith('command.'),
-      ),
-    'the lock command is in the audit log',
+  await waitUntil('the lock command is in the audit log', async () =>
+    (await serverSearch({ imei })).items.some((row: { action: string }) => row.action.startsWith('command.')),
   );
 }, 180_000);
 

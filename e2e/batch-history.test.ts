@@ -12,6 +12,7 @@
 import { BATCH_NOT_FOUND_REASONS, MESSAGES, parseCsvRows } from '@lendlock/contract';
 import type { NodeEnvelopeCodec } from '@lendlock/contract/node';
 import { Fleet, profileFor, rng, SimulatedDevice } from '@lendlock/device-sim';
+import { waitUntil } from '@lendlock/testkit';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { BATCH_LABELS } from '../apps/web/src/features/batch/labels';
@@ -35,7 +36,6 @@ import {
   nextDialogs,
   type RetailerTestUser,
   templateWithUsers,
-  waitUntil,
 } from './support/commandFleet';
 import { type RunningServer, startServer } from './support/server';
 import { USERS } from './support/users';

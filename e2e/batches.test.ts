@@ -15,6 +15,7 @@ import {
   validateImeiCsv,
 } from '@lendlock/contract';
 import type { Fleet, SimulatedDevice } from '@lendlock/device-sim';
+import { waitUntil } from '@lendlock/testkit';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { BATCH_LABELS } from '../apps/web/src/features/batch/labels';
@@ -43,8 +44,8 @@ import {
   serverCodec,
   signIn,
 } from './support/browser';
-import { waitUntil } from './support/commandFleet';
-import { apiCall, apiToken, eventually, newEnrollmentSecret, randomSeed, startFleet } from './support/fleet';
+
+import { apiCall, apiToken, newEnrollmentSecret, randomSeed, startFleet } from './support/fleet';
 import { type RunningServer, startServer } from './support/server';
 import { labelled } from './support/ui';
 import { USERS } from './support/users';
@@ -148,19 +149,19 @@ async function csvRows(text: string): Promise<string[][]> {
 /** Waits until a stopped batch's progress no longer moves (a chunk in flight at Pause has committed). */
 async function settled(batchId: number) {
   let previous = await api.progress(batchId);
-  await eventually(async () => {
+  await waitUntil('the stopped batch to settle', async () => {
     await new Promise((resolve) => setTimeout(resolve, 400));
     const now = await api.progress(batchId);
     const still = now.processed === previous.processed && now.phase !== 'running';
     previous = now;
     return still;
-  }, 'the stopped batch to settle');
+  });
   return previous;
 }
 
 /** Resolves once the server has processed some rows of the batch. */
 const someProcessed = (batchId: number) =>
-  eventually(async () => (await api.progress(batchId)).processed > 0, 'some rows to be processed');
+  waitUntil('some rows to be processed', async () => (await api.progress(batchId)).processed > 0);
 
 /** Results of the whole batch, each row exactly once, every one decided, in file order. */
 async function expectProcessedOnce(batchId: number, imeis: readonly string[]) {
@@ -612,9 +613,9 @@ describe('at scale', () => {
       element.scrollTop = element.scrollHeight;
     });
     await table.getByRole('cell', { name: '1000', exact: true }).waitFor();
-    await eventually(
-      async () => (await count.textContent()) === BATCH_LABELS.shownOf(2_000, 100_000),
+    await waitUntil(
       'the next page of results',
+      async () => (await count.textContent()) === BATCH_LABELS.shownOf(2_000, 100_000),
     );
     await table.evaluate((element) => {
       element.scrollTop = element.scrollHeight;

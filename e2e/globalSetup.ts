@@ -6,8 +6,9 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { REPO_ROOT } from '@lendlock/testkit';
 import type { TestProject } from 'vitest/node';
-import { REPO_ROOT, runCli } from './support/server';
+import { runCli } from './support/server';
 import { PASSWORD, USERS } from './support/users';
 
 declare module 'vitest' {

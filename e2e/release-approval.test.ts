@@ -6,10 +6,11 @@
  * phone locked, so this follows it from the payment to the device.
  */
 import { addDays, COLLECTIONS_MESSAGES, lenderClock } from '@lendlock/contract';
+import { waitUntil } from '@lendlock/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COLLECTIONS_LABELS as L } from '../apps/web/src/pages/Collections/labels';
 import { consolePagePerTest, screenTitle, signIn } from './support/browser';
-import { apiCall, apiToken, eventually } from './support/fleet';
+import { apiCall, apiToken } from './support/fleet';
 import { type ConsoleStand, startConsoleStand } from './support/stand';
 import { USERS } from './support/users';
 
@@ -85,7 +86,7 @@ describe('Release approvals', () => {
       amount: '1499.50',
       paidAt: new Date().toISOString(),
     });
-    await eventually(async () => (await releases(admin)).some((r) => r.imei === imei), 'the release queued');
+    await waitUntil('the release queued', async () => (await releases(admin)).some((r) => r.imei === imei));
     expect(device.state.released).toBe(false);
 
     const { page } = consolePage;
@@ -115,7 +116,7 @@ describe('Release approvals', () => {
     await approve.click();
     await confirmed;
     await page.getByRole('status').getByText(COLLECTIONS_MESSAGES.releaseApproved, { exact: true }).waitFor();
-    await eventually(async () => device.state.released, 'the phone released');
+    await waitUntil('the phone released', async () => device.state.released);
     expect(await releases(admin)).toEqual([]);
     const approved = await releases(admin, 'APPROVED');
     expect(approved.map((r) => [r.imei, r.decidedBy])).toEqual([[imei, USERS.admin.email]]);

@@ -21,6 +21,7 @@ import {
   validateReportForm,
 } from '@lendlock/contract';
 import type { NodeEnvelopeCodec } from '@lendlock/contract/node';
+import { waitUntil } from '@lendlock/testkit';
 import ExcelJS from 'exceljs';
 import type { Browser, Download, Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -34,7 +35,7 @@ import {
   serverCodec,
   signIn,
 } from './support/browser';
-import { apiCall, apiToken, eventually } from './support/fleet';
+import { apiCall, apiToken } from './support/fleet';
 import { type SeededTemplate, seedDemoHistory, utcDay } from './support/reportData';
 import { type RunningServer, startServer } from './support/server';
 import { type Dialogs, watchDialogs } from './support/ui';
@@ -108,7 +109,7 @@ beforeAll(async () => {
   });
   const { batchId } = (await upload.json()) as { batchId: number };
   expect(upload.status).toBe(200);
-  await eventually(async () => {
+  await waitUntil('the bulk upload processed', async () => {
     const { batch } = await apiCall<{ batch: { isComplete: string } }>(
       server.baseUrl,
       token,
@@ -116,7 +117,7 @@ beforeAll(async () => {
       { batchId },
     );
     return batch.isComplete === 'complete';
-  }, 'the bulk upload processed');
+  });
 }, 300_000);
 
 afterAll(async () => {
@@ -534,7 +535,7 @@ describe('Downloads', () => {
     });
     expect(upload.status).toBe(200);
     const uploadedAt = Date.now();
-    await eventually(async () => Date.now() - uploadedAt > 1500, 'the upload is older than UPLOAD_RETENTION');
+    await waitUntil('the upload is older than UPLOAD_RETENTION', async () => Date.now() - uploadedAt > 1500);
     const row = (await apiReport('removewallpaper')).items[0] as BulkHistoryRow;
     rmSync(join(server.dataDir, 'uploads', (row.file ?? '').replace('/api/v2/uploads/', '')));
 

@@ -14,6 +14,7 @@ import { promisify } from 'node:util';
 import { COMMAND_DEFINITIONS, MESSAGES, type Session, SUPERADMIN_PREFIX } from '@lendlock/contract';
 import type { NodeEnvelopeCodec } from '@lendlock/contract/node';
 import { profileFor, rng, SimulatedDevice } from '@lendlock/device-sim';
+import { REPO_ROOT } from '@lendlock/testkit';
 import type { Browser, Page, Request, Response } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { BATCH_LABELS } from '../apps/web/src/features/batch/labels';
@@ -31,7 +32,7 @@ import {
   signIn,
 } from './support/browser';
 import { apiCall, apiToken, newEnrollmentSecret, randomSeed } from './support/fleet';
-import { REPO_ROOT, type RunningServer, runCli, startServer } from './support/server';
+import { type RunningServer, runCli, startServer } from './support/server';
 import { type Dialogs, labelled, rowWith, watchDialogs } from './support/ui';
 import { PASSWORD, type TestUser, USERS } from './support/users';
 

@@ -8,12 +8,13 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { NodeEnvelopeCodec } from '@lendlock/contract/node';
 import type { Fleet } from '@lendlock/device-sim';
+import { waitUntil } from '@lendlock/testkit';
 import type { Browser } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { WEBHOOK_LABELS } from '../apps/web/src/pages/Webhooks/labels';
 import { consolePagePerTest, launchBrowser, screenTitle, serverCodec, signIn } from './support/browser';
-import { waitUntil } from './support/commandFleet';
+
 import { newEnrollmentSecret, randomSeed, startFleet } from './support/fleet';
 import { type RunningServer, startServer } from './support/server';
 import { USERS } from './support/users';

@@ -6,18 +6,12 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ApiClient, type Credentials, SERVER_NODE_OPTIONS, stopChild } from '@lendlock/testkit';
 
 export const repoRoot = resolve(fileURLToPath(new URL('.', import.meta.url)), '../..');
 
-/** The Node options `npm start` gives the server (apps/server/package.json, `config.node_options`). */
-const SERVER_NODE_OPTIONS: string[] = (
-  JSON.parse(readFileSync(resolve(repoRoot, 'apps/server/package.json'), 'utf8')).config?.node_options ?? ''
-)
-  .split(' ')
-  .filter(Boolean);
 const serverDir = resolve(repoRoot, 'apps/server');
 
 export const SUPERADMIN = { email: 'bench-superadmin@lendlock.com', password: 'bench-password-0123456789' };
@@ -132,14 +126,7 @@ export async function startServerProcess(
     child,
     output: () => out,
     rss: () => rssOf(pid),
-    stop: async () => {
-      if (child.exitCode !== null) return;
-      const exited = new Promise<void>((done) => child.once('exit', () => done()));
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-      await exited;
-      clearTimeout(timer);
-    },
+    stop: () => stopChild(child),
   };
 }
 
@@ -153,91 +140,14 @@ export function rssOf(pid: number): number {
   }
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((ok, fail) => {
-    const server = createServer();
-    server.once('error', fail);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => ok(port));
-    });
-  });
-}
-
 export const randomSuffix = () => randomBytes(4).toString('hex');
-
-/** A plain-JSON API client with a console session (what an integrator's loop or a load test sends). */
-export class Api {
-  constructor(
-    readonly base: string,
-    readonly token: string,
-  ) {}
-
-  static async login(base: string, user = SUPERADMIN): Promise<Api> {
-    const response = await fetch(`${base}/api/login.php`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-login-client': 'superadmin' },
-      body: JSON.stringify({ email: user.email, password: user.password }),
-    });
-    const body = (await response.json()) as { token?: string; message?: string };
-    if (!response.ok || !body.token) throw new Error(`login failed: ${response.status} ${body.message}`);
-    return new Api(base, body.token);
-  }
-
-  async post<T>(path: string, payload: unknown): Promise<T> {
-    const response = await fetch(`${this.base}${path}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-api-key': this.token },
-      body: JSON.stringify(payload),
-    });
-    const text = await response.text();
-    if (!response.ok) throw new Error(`${path}: ${response.status} ${text.slice(0, 300)}`);
-    return JSON.parse(text) as T;
-  }
-
-  async get<T>(path: string): Promise<T> {
-    const response = await fetch(`${this.base}${path}`, { headers: { 'x-api-key': this.token } });
-    const text = await response.text();
-    if (!response.ok) throw new Error(`${path}: ${response.status} ${text.slice(0, 300)}`);
-    return JSON.parse(text) as T;
-  }
-
-  /** Uploads a CSV to a bulk script (multipart, as the console does). */
-  async upload<T>(
-    script: string,
-    fileName: string,
-    csv: string,
-    fields: Record<string, string> = {},
-  ): Promise<T> {
-    const form = new FormData();
-    for (const [name, value] of Object.entries(fields)) form.append(name, value);
-    form.append('file', new Blob([csv], { type: 'text/csv' }), fileName);
-    const response = await fetch(`${this.base}/api/${script}`, {
-      method: 'POST',
-      headers: { 'x-api-key': this.token },
-      body: form,
-    });
-    const text = await response.text();
-    if (!response.ok) throw new Error(`${script}: ${response.status} ${text.slice(0, 300)}`);
-    return JSON.parse(text) as T;
-  }
-}
 
 export const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
 
-/** Polls `check` every `intervalMs` until it returns a value, or throws after `timeoutMs`. */
-export async function waitFor<T>(
-  what: string,
-  check: () => Promise<T | undefined | null | false>,
-  timeoutMs: number,
-  intervalMs = 100,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(intervalMs);
+/** The test kit's API client, signed in (by default as the bootstrap SUPERADMIN) from the SUPERADMIN console. */
+export class Api extends ApiClient {
+  static override async login(base: string, user: Credentials = SUPERADMIN): Promise<Api> {
+    const client = await ApiClient.login(base, user, { 'x-login-client': 'superadmin' });
+    return new Api(base, client.token);
   }
 }

@@ -53,15 +53,6 @@ export async function apiSession(baseUrl: string, email: string): Promise<ApiSes
   return { token, post: (path, body) => post(path, body, token) };
 }
 
-/** Resolves once `check` returns true, polling every 50 ms; fails with `what` after `timeoutMs`. */
-export async function waitUntil(what: string, check: () => boolean, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
 export interface SeenDialog {
   type: string;
   message: string;

@@ -1,6 +1,7 @@
 /** A simulated fleet against a test server (apps/device-sim), and plain-JSON API calls to watch it arrive. */
 import { randomBytes } from 'node:crypto';
 import { Fleet } from '@lendlock/device-sim';
+import { ApiClient } from '@lendlock/testkit';
 import { PASSWORD, type TestUser } from './users';
 
 /** The enrollment secret a test server is started with (ENROLLMENT_SECRET), 32 characters. */
@@ -30,39 +31,13 @@ export async function startFleet(options: {
   return fleet;
 }
 
-/** Signs in over the API (plain JSON) and returns the session token. */
+/** Signs in over the API (plain JSON, the test kit's client) and returns the session token. */
 export async function apiToken(baseUrl: string, user: TestUser): Promise<string> {
-  const response = await fetch(`${baseUrl}/api/login.php`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ email: user.email, password: PASSWORD }),
-  });
-  const body = (await response.json()) as { token?: string; message?: string };
-  if (!response.ok || !body.token) throw new Error(`login failed: ${response.status} ${body.message ?? ''}`);
-  return body.token;
+  return (await ApiClient.login(baseUrl, { email: user.email, password: PASSWORD })).token;
 }
 
-/** A plain-JSON call of the API with a session token. */
-export async function apiCall<T>(baseUrl: string, token: string, path: string, body?: unknown): Promise<T> {
-  const response = await fetch(`${baseUrl}${path}`, {
-    method: body === undefined ? 'GET' : 'POST',
-    headers: { 'x-api-key': token, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  if (!response.ok) throw new Error(`${path} answered ${response.status}: ${await response.text()}`);
-  return (await response.json()) as T;
-}
-
-/** Polls `check` until it holds (every 200 ms), failing after `timeoutMs`. */
-export async function eventually(
-  check: () => Promise<boolean>,
-  what: string,
-  timeoutMs = 20_000,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  throw new Error(`not within ${timeoutMs} ms: ${what}`);
+/** A plain-JSON call of the API with a session token: a GET without `body`, else a POST. */
+export function apiCall<T>(baseUrl: string, token: string, path: string, body?: unknown): Promise<T> {
+  const client = new ApiClient(baseUrl, token);
+  return body === undefined ? client.get<T>(path) : client.post<T>(path, body);
 }

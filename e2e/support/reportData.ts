@@ -10,7 +10,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, REPO_ROOT, runCli, SERVER_NODE_OPTIONS } from './server';
+import { freePort, REPO_ROOT, SERVER_NODE_OPTIONS, stopChild } from '@lendlock/testkit';
+import { runCli } from './server';
 import { PASSWORD, USERS } from './users';
 
 /** A data directory holding the demo's history and the test accounts; `dispose` removes it. */
@@ -45,7 +46,7 @@ export async function seedDemoHistory(options: { devices: number }): Promise<See
     });
     // The server prints 'Demo fleet: …' once the history is laid down and the fleet runs.
     await waitForOutput(child, /^Demo fleet: /m, 180_000);
-    await stop(child);
+    await stopChild(child);
     for (const user of [USERS.admin, USERS.locker, USERS.viewer]) {
       const args = ['user', 'create', '--email', user.email, '--phone', user.phone, '--level', user.level];
       args.push('--password', PASSWORD);
@@ -80,15 +81,6 @@ function waitForOutput(child: ChildProcess, pattern: RegExp, timeoutMs: number):
       reject(new Error(`the server exited with ${code} before the demo started:\n${output}`));
     });
   });
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-  await exited;
-  clearTimeout(timer);
 }
 
 /** YYYY-MM-DD of `days` days from now in UTC (the servers' report time zone). */

@@ -1,22 +1,14 @@
 /** Runs the real server (apps/server) for browser tests: its CLI against a DATA_DIR, and the server itself. */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { freePort, REPO_ROOT, SERVER_NODE_OPTIONS, stopChild } from '@lendlock/testkit';
 
-export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const CLI = 'apps/server/src/cli.ts';
 /** The server as `npm start` runs it: the bundle that `npm run build` makes (npm test builds it first). */
 const MAIN = 'apps/server/dist/main.js';
-/** …with the Node options `npm start` gives it (apps/server/package.json, `config.node_options`). */
-export const SERVER_NODE_OPTIONS: string[] = (
-  JSON.parse(readFileSync(join(REPO_ROOT, 'apps/server/package.json'), 'utf8')).config?.node_options ?? ''
-)
-  .split(' ')
-  .filter(Boolean);
 
 const baseEnv = (dataDir: string): NodeJS.ProcessEnv => ({
   ...process.env,
@@ -45,18 +37,6 @@ export async function runCli(dataDir: string, args: string[]): Promise<string> {
   }
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      probe.close(() => resolve(port));
-    });
-  });
-}
-
 export interface RunningServer {
   baseUrl: string;
   dataDir: string;
@@ -74,6 +54,7 @@ export async function startServer(options: {
   cpSync(options.templateDataDir, dataDir, { recursive: true });
   const [port, mqttPort] = [await freePort(), await freePort()];
   const baseUrl = `http://127.0.0.1:${port}`;
+  // …with the Node options `npm start` gives it (SERVER_NODE_OPTIONS).
   const child = spawn(process.execPath, [...SERVER_NODE_OPTIONS, MAIN], {
     cwd: REPO_ROOT,
     env: {
@@ -114,13 +95,4 @@ async function waitForReady(baseUrl: string, child: ChildProcess, output: () => 
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   throw new Error(`server not ready within 90 s:\n${output()}`);
-}
-
-async function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-  await exited;
-  clearTimeout(timer);
 }

@@ -1,4 +1,5 @@
 /** A real SMTP server inside the test process (the `smtp-server` package) that keeps what it receives. */
+import { waitUntil } from '@lendlock/testkit';
 import { SMTPServer } from 'smtp-server';
 
 export interface ReceivedMail {
@@ -41,13 +42,11 @@ export async function startMailbox(): Promise<Mailbox> {
     url: `smtp://127.0.0.1:${port}`,
     mails,
     async waitForMail(address, { since = 0, timeoutMs = 15_000 } = {}) {
-      const deadline = Date.now() + timeoutMs;
-      while (Date.now() < deadline) {
-        const mail = mails.slice(since).find((m) => m.to.includes(address.toLowerCase()));
-        if (mail) return mail;
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-      throw new Error(`no mail to ${address} within ${timeoutMs} ms (received ${mails.length})`);
+      return waitUntil(
+        `a mail to ${address}`,
+        () => mails.slice(since).find((m) => m.to.includes(address.toLowerCase())),
+        timeoutMs,
+      );
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };

@@ -160,13 +160,17 @@ describe.each(databaseKinds())('batches on %s', (kind) => {
     const { batchId } = response.json();
     await call('v2/batch/pause', { batchId });
     suite.server.app.ctx.batches.start();
-    // A chunk already under way finishes; after that nothing moves.
-    await new Promise((r) => setTimeout(r, 300));
+    // A chunk already under way finishes; after that nothing moves. Barrier: worker rounds taken after the
+    // pause, run here until one finds nothing to do (a runnable batch would be worked through first).
+    const idle = async () => {
+      while (await suite.server.app.ctx.batches.step()) {}
+    };
+    await idle();
     const paused = await progress(batchId);
     expect(paused.phase).toBe('paused');
     const current = (await call('v2/batch/current', { statusOf: 'disableappfiles' })).json().batch;
     expect(current.batchId).toBe(batchId);
-    await new Promise((r) => setTimeout(r, 300));
+    await idle();
     const stillPaused = await progress(batchId);
     expect(stillPaused.processed).toBe(paused.processed);
     await call('v2/batch/resume', { batchId });
@@ -270,8 +274,9 @@ describe.each(databaseKinds())('batches on %s', (kind) => {
       .where('id', '>', before.rows[0]?.id ?? 0)
       .executeTakeFirstOrThrow();
     expect(batch.paused).toBe(true);
-    // The workers never take it: nothing processed, no command sent, however long they look.
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // The workers never take it: nothing processed, no command sent. Barrier: worker rounds run here until
+    // one finds nothing to do (a runnable batch would be worked through first).
+    while (await suite.server.app.ctx.batches.step()) {}
     const after = await suite.database.db
       .selectFrom('batches')
       .select('processed')

@@ -23,7 +23,6 @@ import { type DeviceServer, deviceSuite, simulatedDevice, startDeviceServer } fr
 
 const LOADTEST = { username: 'lendlock-loadtest', password: 'loadtest-password-0123456789' };
 const MB = 1024 * 1024;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function embeddedBroker(server: DeviceServer): EmbeddedBroker {
   const broker = server.app.deviceChannel?.broker;
@@ -277,7 +276,26 @@ describe.each(databaseKinds())('the embedded broker on %s', (kind) => {
     await second.publishAsync(topics.status(agent.imei), DEVICE_ONLINE, { qos: 1 });
     await online(agent.imei, true);
     // Whatever the older connection's end says reaches the server before the newer `online`; nothing later.
-    await sleep(1000);
+    // Barrier: a later report on the newer connection applied (the server applies a device's messages in
+    // the order they arrive).
+    await second.publishAsync(
+      topics.state(agent.imei),
+      JSON.stringify({ state: INITIAL_DEVICE_STATE, appversion: '9.8.7' }),
+      { qos: 1 },
+    );
+    await vi.waitFor(
+      async () =>
+        expect(
+          (
+            await suite.database.db
+              .selectFrom('devices')
+              .select('appversion')
+              .where('imei1', '=', agent.imei)
+              .executeTakeFirstOrThrow()
+          ).appversion,
+        ).toBe('9.8.7'),
+      { timeout: 8000, interval: 50 },
+    );
     expect(await isOnline(agent.imei)).toBe(true);
     expect(second.connected).toBe(true);
     // The last connection gone (cleanly, without a word): offline.
@@ -441,8 +459,10 @@ describe.each(combos)(
         timeout: 8000,
         interval: 50,
       });
-      // Applied, so never sent again.
-      await sleep(1500);
+      // Applied, so never sent again. Barrier: a dispatch of everything the device still has pending, even
+      // what was sent a moment ago (the resend the sweeper would do after commandResendAfterMs), sends nothing.
+      await server.app.ctx.commands.drain();
+      expect(await server.app.ctx.commands.dispatch(agent.imei, true)).toBe(0);
       expect(received.map((m) => m.id)).toEqual([issued.transactionId]);
       return (await command(issued.transactionId)).result;
     };

@@ -148,10 +148,11 @@ describe.each(databaseKinds())('single commands on %s', (kind) => {
     expect(response.statusCode).toBe(403);
     expect(response.json().message).toBe(MESSAGES.unauthorised);
     expect(await commandCount()).toBe(before);
-    await new Promise((r) => setTimeout(r, 200));
-    expect(device.received).toEqual([]);
     const allowed = await call(user.token, 'locknotification.php', { imei: device.imei, action: 'unlock' });
     expect(allowed.json().message).toBe('Unlock  Notification sent successfully.');
+    // Barrier: the later unlock reaches the device, so a lock sent before it would have arrived first.
+    await vi.waitFor(() => expect(device.received).not.toEqual([]), { timeout: 8000, interval: 20 });
+    expect(device.received.map((c) => c.command)).toEqual(['UNLOCK']);
   });
 
   it('refuses a body that names someone else as user, recording nothing', async () => {

@@ -303,7 +303,11 @@ describe.each(combos)('devices on %s with the %s broker', (kind, channel) => {
       iface: 'S',
       actor: null,
     });
-    await new Promise((r) => setTimeout(r, 300));
+    // Barrier: the dispatch after its commit done, and a dispatch and a sweep of our own (what the sweeper
+    // does) sent nothing to the offline device.
+    await commands.drain();
+    expect(await commands.dispatch(agent.imei)).toBe(0);
+    await commands.sweep();
     expect(await statusOf(notify.transactionId)).toBe('QUEUED');
     await agent.connect();
     await eventually(notify.transactionId, 'EXECUTED');
@@ -431,12 +435,14 @@ describe.each(combos)('devices on %s with the %s broker', (kind, channel) => {
       /Subscribe error/,
     );
     // A forged acknowledgement for another IMEI is refused by the broker (and the connection dropped).
+    // Barrier: the drop, which the broker decides before it would route the message to anyone.
+    const dropped = new Promise<void>((resolve) => client.once('close', () => resolve()));
     client.publish(
       topics.ack(victim.imei),
       JSON.stringify({ id: issued.transactionId, status: 'EXECUTED' }),
       { qos: 0 },
     );
-    await new Promise((r) => setTimeout(r, 300));
+    await dropped;
     expect(await statusOf(issued.transactionId)).toBe('QUEUED');
     // A wrong credential cannot connect at all.
     await expect(

@@ -6,11 +6,11 @@
 import { randomBytes, randomInt } from 'node:crypto';
 import { createServer, type Socket } from 'node:net';
 import { DEVICE_OFFLINE, topics } from '@lendlock/contract';
+import { freePort } from '@lendlock/testkit';
 import mqtt, { type IClientOptions, type MqttClient } from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { brokerAdmitsAnonymous, connectDynsec, type DeviceBrokerAuthority } from '../src/plugins/dynsec';
 import {
-  freePort,
   hasDynsec,
   type PrivateMosquitto,
   startAnonymousMosquitto,

@@ -3,22 +3,14 @@
  * once it is back, nothing lost), and a device offline for a long time getting one final desired state.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import type { CommandStatus } from '@lendlock/contract';
+import { freePort } from '@lendlock/testkit';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { openTestDatabase, type TestDatabase } from './db';
 import { type DeviceServer, simulatedDevice, startDeviceServer } from './devices';
 
 const OUTAGE_MS = Number(process.env.BROKER_OUTAGE_SECONDS ?? 60) * 1000;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 /** A private Mosquitto (Debian's binary) this test may stop and start at will. */
 async function startMosquitto(port: number): Promise<ChildProcess> {
@@ -157,8 +149,22 @@ describe('a device offline for a long time', () => {
     }
     await device.connect(credentials);
     await vi.waitFor(() => expect(device.received.length).toBe(3), { timeout: 8000 });
-    await new Promise((r) => setTimeout(r, 300));
-    expect(device.received.map((m) => m.command).sort()).toEqual(['LOCK', 'SETALARM', 'UNBLOCKAPP']);
+    // Barrier: a later command (a notification, which changes no state) reaches the device, so anything
+    // sent before it has arrived too.
+    const later = await commands.issue({
+      imei: device.imei,
+      command: 'NOTIFY',
+      options: { message: 'Pay', caseType: 'Due' },
+      iface: 'S',
+      actor: null,
+    });
+    await vi.waitFor(() => expect(device.received.at(-1)?.id).toBe(later.transactionId), { timeout: 8000 });
+    expect(
+      device.received
+        .slice(0, -1)
+        .map((m) => m.command)
+        .sort(),
+    ).toEqual(['LOCK', 'SETALARM', 'UNBLOCKAPP']);
     expect(device.state).toMatchObject({ locked: true, appsBlocked: false, alarm: true });
     await device.disconnect();
   });

@@ -5,10 +5,10 @@
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { imeiFor } from '@lendlock/device-sim';
+import { freePort } from '@lendlock/testkit';
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { afterAll, describe, expect, it, vi } from 'vitest';
@@ -24,15 +24,6 @@ const binDir = (() => {
   return version ? join(root, version, 'bin') : null;
 })();
 const usable = binDir !== null && process.getuid?.() === 0 && spawnSync('id', ['postgres']).status === 0;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 const asPostgres = (command: string, args: string[]) =>
   execFileSync('runuser', ['-u', 'postgres', '--', join(binDir as string, command), ...args], {

@@ -5,6 +5,7 @@
  * tenant's own.
  */
 import { type Session, WEBHOOK_MESSAGES } from '@lendlock/contract';
+import { waitUntil } from '@lendlock/testkit';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -18,15 +19,6 @@ import { type DueDelivery, deleteEndpoint } from '../src/modules/webhooks/reposi
 import { databaseKinds, fingerprint, openTestDatabase, type TestDatabase } from './db';
 import { buildTestApp, buildUser, loginAs } from './factories';
 import { Receiver, Tarpit } from './webhook-receiver';
-
-const until = async (check: () => boolean | Promise<boolean>, what: string, timeoutMs = 20_000) => {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-};
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('choosing what to claim', () => {
   const due = (endpoint: number, tenant: string | null, n: number, trial = false): DueDelivery[] =>
@@ -174,16 +166,15 @@ describe.each(databaseKinds())('webhook isolation on %s', (kind) => {
     // Twelve tarpits with three due each would take 36 slots: the retailer's share (16) holds first.
     const held = Math.min(12 * LIMITS.perEndpoint, LIMITS.perTenant);
     const openAtTarpits = () => tarpits.reduce((sum, t) => sum + t.open, 0);
-    await until(() => openAtTarpits() === held, "the retailer's slots held by its tarpits");
-    await until(() => r.received.length === 3, "the lender's backlog");
+    await waitUntil("the retailer's slots held by its tarpits", () => openAtTarpits() === held);
+    await waitUntil("the lender's backlog", () => r.received.length === 3);
 
     // Now the event concerning both tenants: the tarpits still hold their connections.
     const emittedAt = Date.now();
     expect(await w.emit(database.db, [event('late')])).toBe(13);
     w.wake();
-    await until(
-      () => r.received.some((x) => (x.body.data as { transactionId: string }).transactionId === 'late'),
-      'late',
+    await waitUntil('late', () =>
+      r.received.some((x) => (x.body.data as { transactionId: string }).transactionId === 'late'),
     );
     const arrived = r.received.find(
       (x) => (x.body.data as { transactionId: string }).transactionId === 'late',
@@ -238,11 +229,12 @@ describe.each(databaseKinds())('webhook isolation on %s', (kind) => {
       consecutiveFailures: 0,
     });
     w.start();
-    await until(async () => (await endpoint())?.circuitState === 'open', 'the circuit open');
+    await waitUntil('the circuit open', async () => (await endpoint())?.circuitState === 'open');
     const opened = await endpoint();
     expect(opened?.circuitOpenUntil).toEqual(expect.any(String));
-    // Attempts claimed before it opened have reached the receiver by now.
-    await sleep(200);
+    // Attempts claimed before it opened have reached the receiver by now. Barrier: a round of the worker
+    // of our own, which waits for the attempts under way.
+    await w.runOnce();
     const hitsWhenOpened = r.hits;
     // K failures open it; attempts already under way (up to four per endpoint) may fail after.
     expect(hitsWhenOpened).toBeGreaterThanOrEqual(K);
@@ -251,8 +243,19 @@ describe.each(databaseKinds())('webhook isolation on %s', (kind) => {
       /^lendlock_webhook_circuits_open 1$/m,
     );
 
-    // Most of the cool-down: not attempted, nothing counted, nothing given up, deadlines unchanged.
-    await sleep(cooldownMs - 800);
+    // During the cool-down: not attempted, nothing counted, nothing given up, deadlines unchanged. Barrier:
+    // every delivery due again (its retry time past), then a round of the worker of our own, finished
+    // within the cool-down.
+    await waitUntil('every delivery due again', async () => {
+      const due = await database.db
+        .selectFrom('webhook_deliveries')
+        .select('next_attempt_at')
+        .where('endpoint_id', '=', id)
+        .execute();
+      return due.every((d) => new Date(d.next_attempt_at).getTime() <= Date.now());
+    });
+    await w.runOnce();
+    expect(Date.parse(String((await endpoint())?.circuitOpenUntil))).toBeGreaterThan(Date.now());
     expect(r.hits).toBe(hitsWhenOpened);
     const paused = await deliveriesOf([id]);
     expect(paused.every((d) => d.status === 'PENDING')).toBe(true);
@@ -260,16 +263,17 @@ describe.each(databaseKinds())('webhook isolation on %s', (kind) => {
     expect(paused.map((d) => d.give_up_at.getTime())).toEqual(before.map((d) => d.give_up_at.getTime()));
 
     // Cool-down over: one trial, which fails and opens the circuit again.
-    await until(() => r.hits > hitsWhenOpened, 'the trial', cooldownMs + 5_000);
-    await sleep(300);
+    await waitUntil('the trial', () => r.hits > hitsWhenOpened, cooldownMs + 5_000);
+    // Barrier: a round of the worker of our own, after the trial's attempt has ended (it waits for it).
+    await w.runOnce();
     expect(r.hits).toBe(hitsWhenOpened + 1);
     expect(await endpoint()).toMatchObject({ circuitState: 'open' });
 
     // The receiver is fixed: the next trial succeeds, the circuit closes, every delivery arrives.
     r.status = 200;
-    await until(
-      async () => (await deliveriesOf([id])).every((d) => d.status === 'DELIVERED'),
+    await waitUntil(
       'all five delivered',
+      async () => (await deliveriesOf([id])).every((d) => d.status === 'DELIVERED'),
       cooldownMs + 10_000,
     );
     expect(r.received).toHaveLength(5);

@@ -31,9 +31,10 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { DeviceState } from '@lendlock/contract';
 import { rng, SimulatedDevice } from '@lendlock/device-sim';
+import { freePort } from '@lendlock/testkit';
 import pg from 'pg';
 import { migrate, openDatabase } from '../../src/db/database';
-import { freePort, type PrivateMosquitto, startPrivateMosquitto } from '../private-mosquitto';
+import { type PrivateMosquitto, startPrivateMosquitto } from '../private-mosquitto';
 
 const serverDir = resolve(fileURLToPath(new URL('.', import.meta.url)), '../..');
 const SERVER_SCRIPT = 'test/convergence/server-process.ts';

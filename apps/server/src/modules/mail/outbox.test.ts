@@ -4,7 +4,7 @@
  * is given up where operators see it (an error log line, `lendlock_mail_failed_total`); two instances
  * never send one mail twice.
  */
-import { createServer } from 'node:net';
+import { freePort } from '@lendlock/testkit';
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { SMTPServer } from 'smtp-server';
@@ -18,15 +18,6 @@ import { isPermanentMailError, retryDelayMs } from './outbox';
 interface Received {
   to: string;
   raw: string;
-}
-
-/** A port nothing listens on (yet). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /** A real SMTP server in the test process; `refuse` makes it answer RCPT TO with a permanent 550. */

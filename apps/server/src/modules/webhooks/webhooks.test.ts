@@ -1,4 +1,5 @@
 import { MESSAGES, type Session, WEBHOOK_MESSAGES } from '@lendlock/contract';
+import { waitUntil } from '@lendlock/testkit';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { databaseKinds, fingerprint, openTestDatabase, type TestDatabase } from '../../../test/db';
@@ -7,14 +8,6 @@ import { Receiver } from '../../../test/webhook-receiver';
 import { seal, unseal } from '../../lib/sealed';
 import { guardedLookup, isPublicAddress } from './address';
 import { DEFAULT_WEBHOOK_TIMING, retryDelayMs, WebhookDelivery, type WebhookTiming } from './delivery';
-
-const until = async (check: () => boolean | Promise<boolean>, what: string, timeoutMs = 20_000) => {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-};
 
 /** How long the outage test keeps its receiver down (WEBHOOK_OUTAGE_SECONDS, default 60). */
 const WEBHOOK_OUTAGE_MS = Number(process.env.WEBHOOK_OUTAGE_SECONDS ?? 60) * 1000;
@@ -240,14 +233,14 @@ describe.each(databaseKinds())('webhooks on %s', (kind) => {
       w.start();
       // Down: connections refused; deliveries are tried and scheduled again, until the endpoint's circuit
       // opens (then they wait, untried, and one trial at a time probes the receiver).
-      await until(async () => {
+      await waitUntil('a delivery tried twice', async () => {
         const rows = await database.db
           .selectFrom('webhook_deliveries')
           .select('attempts')
           .where('endpoint_id', '=', (await latestEndpoint()).id)
           .execute();
         return rows.length === 20 && rows.some((row) => row.attempts >= 2);
-      }, 'a delivery tried twice');
+      });
       const failedAttempts = await database.db
         .selectFrom('webhook_deliveries')
         .select(['status', 'last_error', 'message_id', 'attempts'])
@@ -272,7 +265,7 @@ describe.each(databaseKinds())('webhooks on %s', (kind) => {
       expect(r.received).toEqual([]);
       // Back up on the same address.
       await r.start(port);
-      await until(() => r.received.length >= 20, 'all 20 delivered');
+      await waitUntil('all 20 delivered', () => r.received.length >= 20);
       await w.runOnce();
       const ids = r.received.map((x) => x.id);
       expect(new Set(ids).size).toBe(20);
@@ -301,7 +294,7 @@ describe.each(databaseKinds())('webhooks on %s', (kind) => {
     w.start();
     const deliveries = () =>
       call(adminSession.token, '/api/v2/webhooks/deliveries', { id }).then((res) => res.json().items);
-    await until(async () => (await deliveries())[0]?.status === 'FAILED', 'given up');
+    await waitUntil('given up', async () => (await deliveries())[0]?.status === 'FAILED');
     const [failed] = await deliveries();
     expect(failed).toMatchObject({ event: 'batch.completed', status: 'FAILED', lastStatusCode: 500 });
     expect(failed.attempts).toBeGreaterThanOrEqual(2);
@@ -311,7 +304,7 @@ describe.each(databaseKinds())('webhooks on %s', (kind) => {
     r.status = 200;
     const replay = await call(adminSession.token, '/api/v2/webhooks/replay', { deliveryId: failed.id });
     expect(replay.json()).toEqual({ status: 'success', message: WEBHOOK_MESSAGES.replayed });
-    await until(() => r.received.length === 1, 'replayed delivery');
+    await waitUntil('replayed delivery', () => r.received.length === 1);
     expect(r.received[0]?.id).toBe(failed.messageId);
     expect((await deliveries())[0]).toMatchObject({ status: 'DELIVERED', lastStatusCode: 200 });
   });
@@ -331,7 +324,7 @@ describe.each(databaseKinds())('webhooks on %s', (kind) => {
     const a = worker();
     const b = worker();
     await Promise.all([a.runOnce(), b.runOnce(), a.runOnce(), b.runOnce()]);
-    await until(() => r.received.length >= 200, '200 deliveries');
+    await waitUntil('200 deliveries', () => r.received.length >= 200);
     await Promise.all([a.runOnce(), b.runOnce()]);
     const ids = r.received.map((x) => x.id);
     expect(ids).toHaveLength(200);
