@@ -68,9 +68,16 @@ describe.skipIf(!databaseKinds().includes('postgres'))('two payment watchers on 
     const before = await deadlocks();
     const errors: { code?: string; message: string }[] = [];
     let uploading = true;
+    // Every payment is looked at: after the upload, the watchers go on until the cursor has reached the
+    // last payment (a barrier, not a number of rounds that a slow machine would not finish), at most 200.
+    const caughtUp = async () =>
+      (
+        await sql<{ done: boolean }>`SELECT (SELECT payment_cursor FROM collection_payment_watch)
+          = (SELECT max(id) FROM loan_payments) AS done`.execute(database.db)
+      ).rows[0]?.done === true;
     const watch = async (engine: CollectionsEngine) => {
       let passes = 0;
-      while (uploading || passes < 3) {
+      while (uploading || passes < 3 || (passes < 200 && !(await caughtUp()))) {
         try {
           await engine.watchPayments();
         } catch (error) {
