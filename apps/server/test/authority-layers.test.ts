@@ -4,32 +4,12 @@
  * apps/server/src/authz/** and the services (asking authz) read the caller's tenant, compare a row's
  * tenant, or weigh levels and permissions. A pure scan of the source: no database.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { code, filesUnder, SRC } from './source-scan';
 
-const SRC = join(import.meta.dirname, '../src');
 const MODULES = join(SRC, 'modules');
-
-function filesUnder(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
-    entry.isDirectory()
-      ? filesUnder(join(dir, entry.name))
-      : entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts')
-        ? [join(dir, entry.name)]
-        : [],
-  );
-}
-
-/**
- * The code of a file without its comments (a comment may name a rule it does not apply). Line comments
- * start at the line or after a blank, so a URL's `//` inside a string stays.
- */
-function code(text: string): string {
-  return text
-    .replace(/\/\*[\s\S]*?\*\//g, (comment) => comment.replace(/[^\n]/g, ' '))
-    .replace(/(^|\s)\/\/.*$/gm, '$1');
-}
 
 /** A decision taken outside authz/: each pattern with why it is one. */
 const DECISIONS: readonly { pattern: RegExp; why: string }[] = [

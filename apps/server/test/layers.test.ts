@@ -16,28 +16,10 @@
  * - `core/` (Principal, AppError, the application context) imports values only from `core/` and packages,
  *   and types from anywhere: both plugins and modules import it, and it imports neither at run time.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-
-const SRC = join(import.meta.dirname, '../src');
-
-function filesUnder(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
-    entry.isDirectory()
-      ? filesUnder(join(dir, entry.name))
-      : entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts')
-        ? [join(dir, entry.name)]
-        : [],
-  );
-}
-
-/** The code without its comments (a comment may quote an import it does not make). */
-function code(text: string): string {
-  return text
-    .replace(/\/\*[\s\S]*?\*\//g, (comment) => comment.replace(/[^\n]/g, ' '))
-    .replace(/(^|\s)\/\/.*$/gm, '$1');
-}
+import { code, filesUnder, SRC } from './source-scan';
 
 export interface Import {
   /** Where it points: a path under src/ without `.ts` (`modules/audit/repository`), or a package name. */
