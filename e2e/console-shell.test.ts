@@ -56,8 +56,8 @@ const EXPECTED_SIDEBARS = {
     placed: SPEC_SIDEBAR,
     unplaced: [...SPEC_UNPLACED, '/webhooks', '/keyManagement', '/batches', '/loans', '/collections'],
   },
-  // "the same entries under /superadmin/, with no enableCredit entry … adds deviceAction and lastCommand",
-  // and the audit log search and the webhooks (not screens of the spec).
+  // The same entries under /superadmin/ without Enable Credit, plus Device Action and Last Command, and
+  // the audit log search and the webhooks (not screens of the spec).
   SUPERADMIN: {
     placed: SPEC_SIDEBAR.filter((p) => p !== '/enableCredit').map(toSuperadmin),
     unplaced: [
