@@ -1,5 +1,5 @@
 /**
- * The Audit Log search at scale (issue 20 point 2): 5,000,000 audit rows bulk-loaded into PostgreSQL with
+ * The Audit Log search at scale: 5,000,000 audit rows bulk-loaded into PostgreSQL with
  * SQL generate_series (targets spread over 1,000,000 IMEIs, 50 users, a dozen actions, 400 days), every
  * row sealed into the hash chain first (as the sealer leaves a live log), then POST /api/v2/audit/search
  * through the server, one client at a time: an IMEI search (target: p99 < 50 ms), and beside it a user

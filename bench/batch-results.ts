@@ -1,5 +1,5 @@
 /**
- * A finished batch's results (issue 17.3): a 200,000-row batch (every tenth row not found, a fifth of
+ * A finished batch's results, read in pages: a 200,000-row batch (every tenth row not found, a fifth of
  * those released) written into the database, then through the server, one call at a time: the first page
  * the Batches screen and the batch panel show (`/api/v2/batch/results`, 1,000 rows; target < 300 ms), the
  * first page of its not found rows and of one reason, and beside them what the console did before (every
@@ -21,7 +21,7 @@ import { Api, randomSuffix, startServerProcess } from './lib/server';
 
 const ROWS = Number(process.env.BENCH_RESULT_ROWS ?? 200_000);
 const PAGE = 1_000;
-/** What the console read per call before issue 17.3 (RESULTS_PAGE_SIZE), all of it before the table. */
+/** What the console read per call before results were paged (RESULTS_PAGE_SIZE), all before the table. */
 const OLD_PAGE = 20_000;
 const RUNS = 15;
 const TARGET_MS = 300;

@@ -310,7 +310,7 @@ export async function batchBenchmark(stack: Stack, log: (line: string) => void):
     const loopRate = (LOOP_ROWS / loop.ms) * 1000;
     log(`  per-IMEI loop: ${fmt.int(LOOP_ROWS)} calls in ${fmt.s(loop.ms)} (${fmt.int(loopRate)} IMEIs/s)`);
     const ratio = rate / loopRate;
-    // Issue 16.4: 12,000 on PostgreSQL + Mosquitto, 4,000 embedded.
+    // The targets: 12,000 on PostgreSQL + Mosquitto, 4,000 embedded.
     const target = stack === 'postgres' ? 12_000 : 4_000;
     const holds = rate >= target && ratio >= 10;
     return [

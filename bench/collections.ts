@@ -1,5 +1,5 @@
 /**
- * Collections (issue 19.4): the daily run over 1,000,000 loans on PostgreSQL, target < 60 s.
+ * Collections: the daily run over 1,000,000 loans on PostgreSQL, target < 60 s.
  *
  * One database bulk-loaded with SQL generate_series: 1,000,000 enrolled devices (offline: their commands
  * stay QUEUED, as the target allows) and 1,000,000 loans of 12 monthly instalments (12,000,000 rows), due on

@@ -67,7 +67,7 @@ async function load(
   };
 }
 
-/** Issue 16.4: single commands' p99 under 40 ms with 50 clients. */
+/** The target: single commands' p99 under 40 ms with 50 clients. */
 const P99_TARGET_MS = 40;
 
 /** By how much, and why (from the run's own figures). */

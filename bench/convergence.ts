@@ -1,5 +1,5 @@
 /**
- * The long convergence run (issue 25 point 11), part of `npm run bench -- soak`: CONVERGENCE_RUNS (200)
+ * The long convergence run, part of `npm run bench -- soak`: CONVERGENCE_RUNS (200)
  * seeded interleavings of CONVERGENCE_STEPS (12) steps over 4 devices, alternating the embedded stack
  * (PGlite, embedded broker) and PostgreSQL with a private Mosquitto under dynamic security, each checked
  * after quiescence (apps/server/test/convergence/harness.ts). Seeds run from CONVERGENCE_SEED (random when

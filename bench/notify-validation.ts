@@ -1,9 +1,9 @@
 /**
- * Issue 17.10, where operators wait: the rate at which Chromium validates a Notify batch CSV with the
- * contract's validator (the code the console runs on the chosen file, in its worker), in rows per second.
- * The file (BENCH_NOTIFY_ROWS rows, 500,000 by default: names, amounts, dates and all three templates,
- * every row valid) is made in the page first, as if chosen in the file picker; only the validation is
- * timed, after one warm-up run.
+ * Notify CSV validation, where operators wait: the rate at which Chromium validates a Notify batch CSV with
+ * the contract's validator (the code the console runs on the chosen file, in its worker), in rows per second.
+ * The file (BENCH_NOTIFY_ROWS rows, 500,000 by default: names, amounts, dates and all three templates, every
+ * row valid) is made in the page first, as if chosen in the file picker; only the validation is timed, after
+ * one warm-up run.
  *
  *   node --import tsx bench/notify-validation.ts
  */
@@ -12,7 +12,7 @@ import { browserBundle } from './lib/chromium';
 import { type Figure, fmt } from './lib/report';
 
 const ROWS = Number(process.env.BENCH_NOTIFY_ROWS ?? 500_000);
-/** Issue 17.10: at least this many rows per second. */
+/** The target: at least this many rows per second. */
 const TARGET_ROWS_PER_S = 500_000;
 /** The operator's day of the run: every Pre row is dated after it, every Post row before it. */
 const TODAY = '2026-06-15';

@@ -1,5 +1,5 @@
 /**
- * Issue 9 and issue 16.3 (priority that is real): while two 100,000-row batches run on PostgreSQL and 50
+ * A release under load (priority that is real): while two 100,000-row batches run on PostgreSQL and 50
  * clients read, an operator's release reaches its online device, is executed there and acknowledged,
  * in p50 < 250 ms and p99 < 750 ms over at least 20 releases; beside it, the throughput of the two
  * batches measured over the same seconds (priority must not cost the batches their speed).

@@ -1,8 +1,8 @@
 /**
  * `npm run bench`: every benchmark once, one table, and docs/performance.md rewritten with the date and
  * the machine. `npm run bench -- batch commands` runs only those (the document is then not rewritten).
- * Benchmarks: batch (1, both stacks), results (issue 17.3), commands (2 and 5), scale (3 and 4), console (6), release (issue 9),
- * collections (issue 19).
+ * Benchmarks: batch (1, both stacks), results (a batch's results page), commands (2 and 5), scale (3 and 4),
+ * console (6), release (a release under load), collections (the daily run).
  */
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -63,7 +63,7 @@ const BENCHMARKS: Record<string, (log: Log, lines: string[]) => Promise<Figure[]
     ...(await quietly(log, lines, (l) => batchBenchmark('embedded', l))),
     ...(await quietly(log, lines, (l) => batchBenchmark('postgres', l))),
   ],
-  // Issue 17.3: the first page of a 200,000-row batch's results, on both stacks.
+  // The first page of a 200,000-row batch's results, on both stacks.
   results: async (log, lines) => [
     ...(await quietly(log, lines, (l) => batchResultsBenchmark('embedded', l))),
     ...(await quietly(log, lines, (l) => batchResultsBenchmark('postgres', l))),
@@ -84,22 +84,22 @@ const BENCHMARKS: Record<string, (log: Log, lines: string[]) => Promise<Figure[]
     }
   },
   console: (log, lines) => quietly(log, lines, consoleBenchmark),
-  // Issue 16.5: the console's CSV validation as the operator sees it (moved out of the browser tests).
+  // The console's CSV validation as the operator sees it (moved out of the browser tests).
   'console-ui': (log, lines) => quietly(log, lines, consoleScreensBenchmark),
-  // Issue 17.10: Notify CSV validation in the browser.
+  // Notify CSV validation in the browser.
   notify: (log, lines) => quietly(log, lines, notifyValidationBenchmark),
-  // Issue 9 and 16.3: a release under mixed load and two big batches.
+  // A release under mixed load and two big batches.
   release: (log, lines) => quietly(log, lines, releaseUnderLoadBenchmark),
-  // Issue 20.2: an IMEI search of 5,000,000 audit rows.
+  // An IMEI search of 5,000,000 audit rows.
   audit: (log, lines) => quietly(log, lines, auditSearchBenchmark),
-  // Issue 20.6: the demo server's memory over 30 minutes; run only when named (`npm run bench -- soak`),
+  // The demo server's memory over 30 minutes; run only when named (`npm run bench -- soak`),
   // and once (not again on a busy machine: it measures memory, not speed).
-  // Issue 25.11: with it, the long convergence run (at least 200 seeded interleavings, both stacks); its
+  // With it, the long convergence run (at least 200 seeded interleavings, both stacks); its
   // figures go to docs/reliability.md.
   soak: async (log) => [...(await convergenceSoak(log)), ...(await soakBenchmark(log))],
   // The convergence run alone.
   convergence: (log) => convergenceSoak(log),
-  // Issue 19.4: the collections daily run over 1,000,000 loans on PostgreSQL.
+  // The collections daily run over 1,000,000 loans on PostgreSQL.
   collections: (log, lines) => quietly(log, lines, collectionsBenchmark),
 };
 

@@ -1,5 +1,5 @@
 /**
- * The soak (issue 20 point 6): the demo server as `npm start` runs it (the built `apps/server/dist/main.js`
+ * The soak: the demo server as `npm start` runs it (the built `apps/server/dist/main.js`
  * with the Node options of apps/server/package.json, embedded PGlite and the embedded MQTT broker, demo
  * data on: the 300-device demo fleet in its own process, churning online and offline) in a fresh
  * DATA_DIR, for SOAK_MINUTES (30), while an operator sends a lock or an unlock to a random demo device

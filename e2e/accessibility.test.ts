@@ -1,11 +1,11 @@
 /**
- * Issue 17.11 (accessible to everyone) in a real browser: every screen of the contract's table that a
+ * The console is accessible to everyone, in a real browser: every screen of the contract's table that a
  * USER holding every permission, an ADMIN and a SUPERADMIN may open, and the signed-out pages (login,
  * forgot and reset password, an unknown path), are checked with axe-core against WCAG 2.2 AA (no serious
  * or critical violation: contrast, names, target sizes of 24 px, …), have exactly one h1, give inputs a
  * visible focus ring, and, in the layout, start with a skip link that moves the focus to the main
  * content. Device Details is also checked with an online device shown (its Online badge).
- * Issue 17.10: uploading a multi-MB batch CSV shows the bytes sent and the percent as it goes.
+ * And uploading a multi-MB batch CSV shows the bytes sent and the percent as it goes.
  */
 import {
   getPermissionsResponseSchema,
@@ -313,7 +313,7 @@ function contrast(a: string, b: string): number {
   return (light + 0.05) / (dark + 0.05);
 }
 
-describe('batch upload progress (issue 17.10)', () => {
+describe('batch upload progress', () => {
   it('a multi-MB CSV shows the bytes sent and the percent while it uploads', async () => {
     const { page } = consolePage;
     await signIn(page, codec, USERS.admin);

@@ -1,5 +1,5 @@
 /**
- * The SUPERADMIN's Audit Log screen of issue 9 in a real browser against a real server: audited actions
+ * The SUPERADMIN's Audit Log screen in a real browser against a real server: audited actions
  * are made through the API (sign-ins, a failed sign-in, a user added through addUser.php, a key
  * generated, a lock command to a simulated device), then found on the screen by user, action, IMEI and
  * date, and exported as the server's xlsx. An ADMIN cannot open the screen.
@@ -455,8 +455,8 @@ describe('access', () => {
     await page.getByTestId('nav-home').waitFor();
     await expect(page.getByTestId('nav-auditLog').count()).resolves.toBe(0);
     await page.goto(`${SUPERADMIN_PREFIX}/auditLog`);
-    // Spec §6 sends the ADMIN to /login, which would end the session; README deviation 22: the
-    // unauthorised page shows instead, and the ADMIN stays signed in.
+    // Not /login, which would end the session (docs/features.md § Deviations from the spec, point 22):
+    // the unauthorised page shows instead, and the ADMIN stays signed in.
     await page.getByText(MESSAGES.unauthorised, { exact: true }).waitFor();
     expect(new URL(page.url()).pathname).toBe(`${SUPERADMIN_PREFIX}/auditLog`);
     await page.goto('/');

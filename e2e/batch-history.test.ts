@@ -1,6 +1,6 @@
 /**
- * Issue 17.2 (say why) and 17.3 (batch results can be found again) in a real browser against a real
- * server and simulated devices:
+ * Not found says why, and batch results can be found again, in a real browser against a real server and
+ * simulated devices:
  * - a single command to a released, de-enrolled or unknown IMEI alerts why; a retailer's user hears the
  *   plain 'not found' for another retailer's device and an unknown IMEI alike;
  * - a batch's results table and imei_data.csv carry the reason beside 'not found';
@@ -133,7 +133,7 @@ afterAll(async () => {
   template?.dispose();
 }, 180_000);
 
-describe('a single command says why it is refused (17.2)', () => {
+describe('a single command says why it is refused', () => {
   it('released, de-enrolled and unknown IMEIs each alert their own message', async () => {
     const { page } = await signedIn(USERS.admin);
     expect(await singleLock(page, released)).toBe(MESSAGES.commandReleased);
@@ -148,7 +148,7 @@ describe('a single command says why it is refused (17.2)', () => {
   });
 });
 
-describe('a batch found again on the Batches screen (17.3)', () => {
+describe('a batch found again on the Batches screen', () => {
   let batchId: number;
 
   it('the results table shows the reason beside not found, and the batch survives its page being closed', async () => {
@@ -261,7 +261,7 @@ describe('a batch found again on the Batches screen (17.3)', () => {
   });
 });
 
-describe('the Device Details batch lists what it did not find (17.2)', () => {
+describe('the Device Details batch lists what it did not find', () => {
   it('beside the devices found, each IMEI not found with its reason', async () => {
     const { page } = await signedIn(USERS.admin);
     await open(page, 'deviceDetails');

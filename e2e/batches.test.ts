@@ -1,6 +1,6 @@
 /**
  * The batch part of the command screens in a real browser against a real server and simulated devices
- * (spec §4 batch run; design.md §3.3: batches run on the server): validation in the browser with every
+ * (batches run on the server): validation in the browser with every
  * message and incorrect_data.csv, the upload and its live progress, the summary, results and downloads,
  * Notify's File Preview, the graded batch's grade, Pause and the resume card (Process exactly once, Cancel,
  * New Batch, Set Wallpaper's _processed list), a 100,000-row batch end to end and a 1,000,000-row file
@@ -190,7 +190,7 @@ describe('an IMEI batch', () => {
     await outcome.waitFor({ timeout: 30_000 });
     const server = await api.progress(body.batchId);
     expect(server).toMatchObject({ phase: 'complete', isComplete: 'complete', processed: imeis.length });
-    // Spec §4.6 and §4.3: the file's name, size in KB and read time in ms; the processing time in ms.
+    // The file's name, size in KB and read time in ms; the processing time in ms.
     await expect(scope.getByTestId('csv-facts').textContent()).resolves.toMatch(
       new RegExp(
         `^${CSV_LABELS.fileName}: devices\\.csv · ${CSV_LABELS.fileSize}: 0\\.\\d\\d KB · ${CSV_LABELS.readTime}: \\d+ ms$`,
@@ -202,7 +202,7 @@ describe('an IMEI batch', () => {
     expect(await summary(outcome)).toEqual({ total: 7, valid: 7, invalid: 0, found: 4, notFound: 3 });
 
     const validate = (imei: string) => (unknown.includes(imei) ? 'not found' : 'found');
-    // Issue 17.2: a not found row says why beside it (no device is registered with an unknown IMEI).
+    // A not found row says why beside it (no device is registered with an unknown IMEI).
     const reason = (imei: string) => (unknown.includes(imei) ? 'not registered' : '');
     const expected = imeis.map((imei, i) => [String(i + 1), imei, validate(imei), reason(imei)]);
     const table = outcome.getByTestId('batch-results');
@@ -469,7 +469,7 @@ describe('the resume card', () => {
             imei,
             amount: '10',
             date: '01/01/2031',
-            // A future date: a Pre row (a Due row must be dated today, issue 17.4).
+            // A future date: a Pre row (a Due row must be dated today).
             template: 'Pre' as const,
           })),
         ),
@@ -601,7 +601,7 @@ describe('at scale', () => {
     const progress = await api.progress(batchId);
     expect(progress).toMatchObject({ phase: 'complete', processed: 100_000, found: 4, notFound: 99_996 });
 
-    // Only the rows in view are in the page, and only the pages scrolled to were read (issue 17.3):
+    // Only the rows in view are in the page, and only the pages scrolled to were read:
     // scrolling to the end of the rows read reads the next page.
     const first = await renderedRows(table);
     expect(first[0]).toEqual(['1', part[0]?.imei, 'found', '']);

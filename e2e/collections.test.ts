@@ -1,5 +1,5 @@
 /**
- * Collections (issue 19) in the browser against the real server, with simulated devices and loans
+ * Collections in the browser against the real server, with simulated devices and loans
  * imported through the API: one 10 days overdue, one due today, one due in 3 days, and another 10 days
  * overdue. The engine's workers are off (COLLECTIONS_WORKERS=off), so the plan shown is the plan computed,
  * not changed under the test by a daily run.

@@ -57,7 +57,7 @@ const RETAILER: RetailerTestUser = {
 const SINGLE = COMMAND_DEFINITIONS.filter((d) => d.single);
 
 /**
- * What each single command does to a fresh device, written from the spec and design.md §4. `arrange`
+ * What each single command does to a fresh device (docs/device-protocol.md §4), typed here by hand. `arrange`
  * first puts the device in the opposite state through the API, so the console's command visibly changes it.
  */
 const EXPECTED: Record<string, { arrange?: string; state?: Partial<DeviceState> }> = {

@@ -17,7 +17,7 @@ import {
 import { type RunningServer, startServer } from './support/server';
 import { PASSWORD, USERS } from './support/users';
 
-/** Sidebar of spec §2, typed from the spec: the entries it places, in its order. */
+/** The spec's sidebar, typed here by hand: the entries it places, in its order. */
 const SPEC_SIDEBAR = [
   '/',
   '/enableNotification',
@@ -45,19 +45,19 @@ const SPEC_UNPLACED = ['/lockDevice', '/unlockDevice', '/blockApp', '/unblockapp
 const toSuperadmin = (path: string) => (path === '/' ? SUPERADMIN_PREFIX : `${SUPERADMIN_PREFIX}${path}`);
 
 const EXPECTED_SIDEBARS = {
-  // Batches (issue 17.3) is not a screen of the spec.
+  // Batches is not a screen of the spec.
   USER: {
     placed: SPEC_SIDEBAR.filter((p) => p !== '/userManagement'),
     unplaced: [...SPEC_UNPLACED, '/batches'],
   },
-  // Webhooks (issue 18), Loans and Collections (issue 19) are not screens of the spec; Key Management is,
-  // but the spec's sidebar omits it (17.8).
+  // Webhooks, Loans and Collections are not screens of the spec; Key Management is, but the spec's
+  // sidebar omits it.
   ADMIN: {
     placed: SPEC_SIDEBAR,
     unplaced: [...SPEC_UNPLACED, '/webhooks', '/keyManagement', '/batches', '/loans', '/collections'],
   },
-  // "the same entries under /superadmin/, with no enableCredit entry … adds deviceAction and lastCommand",
-  // and the audit log search of issue 9 and the webhooks of issue 18 (not screens of the spec).
+  // The same entries under /superadmin/ without Enable Credit, plus Device Action and Last Command, and
+  // the audit log search and the webhooks (not screens of the spec).
   SUPERADMIN: {
     placed: SPEC_SIDEBAR.filter((p) => p !== '/enableCredit').map(toSuperadmin),
     unplaced: [
@@ -189,7 +189,7 @@ describe('layout', () => {
     ['USER', USERS.locker],
     ['ADMIN', USERS.admin],
     ['SUPERADMIN', USERS.superadmin],
-  ] as const)('the %s sidebar matches the contract and spec §2', async (level, user) => {
+  ] as const)('the %s sidebar matches the contract and the spec’s order', async (level, user) => {
     const { page } = consolePage;
     await signIn(page, codec, user);
     const hrefs = await sidebarHrefs(page);
@@ -253,7 +253,7 @@ describe('route guards', () => {
   ] as const)(
     '%s going to /superadmin/reports sees the unauthorised page and stays signed in',
     async (_, user) => {
-      // Spec §6 says /login, which would end the session: a guard never signs anyone out (issue 17.8).
+      // Not /login, which would end the session: a guard never signs anyone out.
       const { page } = consolePage;
       await signIn(page, codec, user);
       await page.goto(`${SUPERADMIN_PREFIX}/reports`);

@@ -1,5 +1,5 @@
 /**
- * The device screens of issue 4 in a real browser against a real server with a simulated fleet:
+ * The device screens in a real browser against a real server with a simulated fleet:
  * Dashboard, Device Details, Audit Report By IMEI, Device Version Detail and Last Command Reports.
  */
 import { readFileSync } from 'node:fs';
@@ -284,7 +284,7 @@ describe('Device Details', () => {
     );
     expect(report.name).toBe(ERROR_REPORT_FILE_NAME);
     const file = await readFile(report.file, 'utf8');
-    // Every CSV download starts with the UTF-8 BOM (issue 17.9), so Excel reads it as UTF-8.
+    // Every CSV download starts with the UTF-8 BOM, so Excel reads it as UTF-8.
     expect(file.startsWith('\uFEFF')).toBe(true);
     const written = file.slice(1);
     expect(written.split('\r\n')).toEqual([

@@ -1,5 +1,5 @@
 /**
- * Loans and payments in a real browser against the real server (issue 19 point 1): an ADMIN imports a
+ * Loans and payments in a real browser against the real server: an ADMIN imports a
  * loans CSV on the Loans screen (a file naming an unknown IMEI is refused whole, its row listed as
  * incorrect_data.csv lists it), sees the loan on Device Details (next due date and amount, days overdue,
  * instalments paid and unpaid), records a payment there and sees the loan change; the same payment

@@ -1,5 +1,5 @@
 /**
- * Issue 17, points 4 and 9, as the operator sees them in Chromium: a Notify file with a Pre row dated in
+ * Batch CSV files as the operator sees them in Chromium: a Notify file with a Pre row dated in
  * the past is refused with the date rule's message, before anything is uploaded; a semicolon-separated
  * file is told to be saved with commas; incorrect_data.csv starts with the UTF-8 BOM (so Excel shows
  * '₹' and names right); a file that repeats an IMEI says so in its summary before it runs.

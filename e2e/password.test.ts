@@ -1,7 +1,7 @@
 /**
- * Forgot / reset password in the browser against the real server, with a real SMTP server in this
- * process receiving the mail (design.md §3.1): the link opens Reset Your Password, the new password
- * works, the old one and every session from before the reset do not.
+ * Forgot / reset password in the browser against the real server, with a real SMTP server in this process
+ * receiving the mail (the token is mailed, never returned): the link opens Reset Your Password, the new
+ * password works, the old one and every session from before the reset do not.
  */
 import { MESSAGES, validatePassword } from '@lendlock/contract';
 import type { NodeEnvelopeCodec } from '@lendlock/contract/node';

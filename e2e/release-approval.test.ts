@@ -1,5 +1,5 @@
 /**
- * Release approvals in the browser (issue 19.2): with the policy releasing "after an operator approves",
+ * Release approvals in the browser: with the policy releasing "after an operator approves",
  * a loan paid off queues its device's release; an ADMIN finds it under Collections → Release approvals.
  * Cancelling the confirmation sends nothing; confirming it sends the RELEASE to the phone, which is
  * released, and the row moves to the approved list with who decided. A missed release keeps a paid-off

@@ -1,5 +1,5 @@
 /**
- * The Reports / Bulk Upload History Details screen of issue 7 in a real browser against a real server
+ * The Reports / Bulk Upload History Details screen in a real browser against a real server
  * holding the demo's history (registrations matched and unmatched, de-enrollments, releases, commands of
  * every kind from the console, the API and batches) plus a bulk upload made here through the API.
  */

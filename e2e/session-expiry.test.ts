@@ -42,7 +42,7 @@ it('with a 6 s session the browser goes to /login once the session expires, its 
       localStorage.getItem('expiry'),
     ]);
     expect(stored).toEqual([null, null]);
-    // …and /login says why (issue 17.5).
+    // …and /login says why.
     await expect(page.getByTestId('session-ended').textContent()).resolves.toBe(MESSAGES.sessionExpired);
     expect(await consolePage.cspViolations()).toEqual([]);
   } finally {

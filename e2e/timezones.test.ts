@@ -1,9 +1,9 @@
 /**
- * Issue 17.1 in a real browser: with the browser in Asia/Kolkata (the server's REPORT_TIMEZONE is UTC),
- * Reports for today list the registration made at 00:01 today in Kolkata, which is 18:31 yesterday in
- * UTC, and show its time as Kolkata time; the downloaded export holds that Kolkata time in a date cell.
- * A browser in UTC asking for the same day sees neither row: the day asked for is the browser's. The
- * Audit Log agrees: From and To are Kolkata's days, its rows and its export show Kolkata time.
+ * The operator's time zone in a real browser: with the browser in Asia/Kolkata (the server's REPORT_TIMEZONE
+ * is UTC), Reports for today list the registration made at 00:01 today in Kolkata, which is 18:31 yesterday
+ * in UTC, and show its time as Kolkata time; the downloaded export holds that Kolkata time in a date cell. A
+ * browser in UTC asking for the same day sees neither row: the day asked for is the browser's. The Audit Log
+ * agrees: From and To are Kolkata's days, its rows and its export show Kolkata time.
  */
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

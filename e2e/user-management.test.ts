@@ -1,10 +1,10 @@
 /**
- * Issue 17.5 (no silent exits) and 17.8 (User Management that makes sense) in the browser against the real
- * server: a session ended by an administrator while its user sends a command lands on /login saying so and
- * reporting the command not sent (and none was recorded); permissions named by their screens, none offered
- * that opens nothing for a USER, and such a grant held from before signing nobody out; a SUPERADMIN giving
- * and changing levels; an ADMIN seeing no control on ADMIN and SUPERADMIN rows; Key Management in the menu
- * of those who may use it.
+ * No silent exits, and User Management that makes sense, in the browser against the real server: a session
+ * ended by an administrator while its user sends a command lands on /login saying so and reporting the
+ * command not sent (and none was recorded); permissions named by their screens, none offered that opens
+ * nothing for a USER, and such a grant held from before signing nobody out; a SUPERADMIN giving and changing
+ * levels; an ADMIN seeing no control on ADMIN and SUPERADMIN rows; Key Management in the menu of those who
+ * may use it.
  */
 import { execFile } from 'node:child_process';
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
@@ -171,7 +171,7 @@ async function forceOut(admin: { page: Page; dialogs: Dialogs }, email: string):
   await row.getByText('LOGOUT', { exact: true }).waitFor();
 }
 
-describe('no silent exits (issue 17.5)', () => {
+describe('no silent exits', () => {
   it('forced out while on Lock Device, the Submit lands on /login saying why and that the lock was not sent; none was recorded', async () => {
     if (!LOCK) throw new Error('no Lock definition');
     const user = await browserOf(USERS.locker);
@@ -275,7 +275,7 @@ describe('no silent exits (issue 17.5)', () => {
   });
 });
 
-describe('User Management that makes sense (issue 17.8)', () => {
+describe('User Management that makes sense', () => {
   it('a USER holding User Management and Device Action from before sees the unauthorised page there and stays signed in', async () => {
     const { page, session } = await browserOf(HOLDER);
     expect(session.permissions.map((p) => p.permission_name).sort()).toEqual([

@@ -1,7 +1,7 @@
 /**
- * User Management in the browser against the real server: the All User Details table, Add User and
- * Edit User with every message of spec §5/§8, enable/disable and forced logout with their real effects
- * on the other user's browser.
+ * User Management in the browser against the real server: the All User Details table, Add User and Edit User
+ * with every message of their forms and failures, enable/disable and forced logout with their real effects on
+ * the other user's browser.
  */
 import {
   type ApiKey,

@@ -51,7 +51,7 @@ Changes made for these benchmarks (the code, not the benchmarks, was made faster
   acknowledgements during a burst. What the gateway writes in one turn of the event loop leaves in one
   system call. mqtt.js's per-packet tracing through \`debug\` is off unless \`DEBUG\` is set (1.4 % of the
   server's CPU in a batch).
-- **Priority that is real** (issue 16.3; \`db/priority.ts\`): single and API commands (priority 2) and
+- **Priority that is real** (\`db/priority.ts\`): single and API commands (priority 2) and
   the server's reconcile commands (1) run as priority work, marked on their request and carried by
   the asynchronous context. On PostgreSQL they take a reserved pool of 4 connections (\`db/database.ts\`)
   instead of queueing for one of the main pool behind reads and batch chunks; the acknowledgement of a
@@ -114,7 +114,7 @@ const SETUP = `## What each benchmark does
    built for the browser, validates a generated 1,000,000-row \`File\` in headless Chromium (the flags of
    \`e2e/support/chromium.ts\`); only the validation is timed, on the second run in the page.
 
-Beside them, for issues 9 and 16.3 (\`bench/release.ts\`): 24 releases typed by an operator, one
+Beside them, a release under load (\`bench/release.ts\`): 24 releases typed by an operator, one
 every 400 ms, each to its own online simulated device (registered over HTTPS, its own MQTT connection),
 while 50 clients read (homeData, devicedetails, auditReportByImei) and two 100,000-row batches run, on
 PostgreSQL. Each release's clock runs from its request until the benchmark, polling the database
@@ -123,7 +123,7 @@ throughput is measured over the same seconds. \`BENCH_RELEASE_FLEET=online\` als
 200,000 devices online (a multiplexed fleet), so that their commands and acknowledgements share the
 broker, the publish queue and the device inbox with the releases.
 
-For issue 19.4 (\`bench/collections.ts\`): the collections daily run over 1,000,000 loans of 12 monthly
+For collections (\`bench/collections.ts\`): the daily run over 1,000,000 loans of 12 monthly
 instalments (12,000,000 rows, 1 loan in 11 behind by up to 40 days) on 1,000,000 enrolled devices,
 offline (their commands stay QUEUED), bulk-loaded in PostgreSQL. The policy's first day (Pre 3 days
 before, Due, Post every 3 days, lock after 5 days overdue), so every loan past the grace period is locked

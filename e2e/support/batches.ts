@@ -50,7 +50,7 @@ export async function chooseFile(
 
 /**
  * Clicks and returns the download it starts: its suggested name, its bytes, and its text after the UTF-8
- * BOM that every CSV download starts with (`bom` says whether it did; issue 17.9).
+ * BOM that every CSV download starts with (`bom` says whether it did).
  */
 export async function downloadOf(
   page: Page,

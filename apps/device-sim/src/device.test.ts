@@ -24,7 +24,7 @@ const command = (n: number): CommandMessage => ({
 
 const lastAck = (agent: SimulatedDevice): AckMessage | undefined => agent.acks.at(-1);
 
-describe('SimulatedDevice memory (issue 20.6)', () => {
+describe('SimulatedDevice memory stays bounded', () => {
   beforeEach(() => {
     vi.useFakeTimers({ toFake: ['Date'] });
     vi.setSystemTime(new Date('2026-01-01T00:00:00Z'));

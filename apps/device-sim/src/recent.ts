@@ -1,5 +1,5 @@
 /**
- * Bounded memory for a long-running agent (issue 20.6): what the simulator keeps per device must not grow
+ * Bounded memory for a long-running agent: what the simulator keeps per device must not grow
  * for the life of the process.
  */
 

@@ -1,5 +1,5 @@
 /**
- * The Audit Report By IMEI (spec §2) as tables: one definition for the screen, the print layout and the
+ * The Audit Report By IMEI as tables: one definition for the screen, the print layout and the
  * xlsx download the server writes (`GET /api/v2/auditReport/export`, one sheet per section). Date-times
  * are shown in a time zone: the browser's own on the screen, the one the console sends with the download.
  */
@@ -33,7 +33,7 @@ export interface AuditTable<Cell = string> {
 const text = (value: string | null | undefined) => value ?? '';
 
 /**
- * The four sections of spec §2 in order: registration, released, de-enroll/re-registration, commands.
+ * The report's four sections in order: registration, released, de-enroll/re-registration, commands.
  * `when` makes the cell of an ISO date-time (the browser's local time on the screen, a date cell in the
  * operator's time zone in the server's xlsx) and `count` that of the S.No. (text, or a number cell).
  */
@@ -137,7 +137,7 @@ export function auditBrand(audit: Pick<AuditResponse, 'registration'>): string {
   return brand.replace(/[\\/:*?"<>|\s]+/g, '-');
 }
 
-/** Spec §9: `AuditReport_{brand}_imei-{imei}.xlsx`. */
+/** The download's name: `AuditReport_{brand}_imei-{imei}.xlsx`. */
 export function auditFileName(brand: string, imei: string): string {
   return `AuditReport_${brand}_imei-${imei}.xlsx`;
 }

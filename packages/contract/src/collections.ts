@@ -1,7 +1,7 @@
 /**
- * Pure parts of collections on autopilot (README § Collections on autopilot), for the server's engine and
- * the console alike: the lender's clock (day and time in the policy's zone), the quiet hours, the rule
- * text every automated command carries, and what changed between two policy versions.
+ * Pure parts of collections on autopilot (docs/features.md § Collections on autopilot), for the server's
+ * engine and the console alike: the lender's clock (day and time in the policy's zone), the quiet hours, the
+ * rule text every automated command carries, and what changed between two policy versions.
  */
 import type {
   CollectionAction,

@@ -17,16 +17,16 @@ export interface CommandDefinition {
   readonly raw: RawCommand;
   /** Name shown in menus and reports. */
   readonly displayName: string;
-  /** Multipart bulk upload script (spec §7), null when the command has no batch form. */
+  /** Multipart bulk upload script, null when the command has no batch form. */
   readonly bulkScript: string | null;
-  /** Batch progress key (spec §7 statusOf). */
+  /** Batch progress key (`statusOf`). */
   readonly statusOf: string | null;
-  /** Spec §8 single-command success alert, exactly. */
+  /** The single command's success alert, exactly. */
   readonly successMessage: string;
   readonly single: boolean;
   readonly batch: boolean;
   readonly input: CommandInput;
-  /** Asks for confirmation before sending (spec §5 Release single). */
+  /** Asks for confirmation before sending (Release's single form, Formatted Device). */
   readonly confirm?: string;
 }
 
@@ -112,7 +112,7 @@ export const COMMAND_DEFINITIONS = [
     bulkScript: null,
     statusOf: null,
     successMessage: 'Formatted Device de-enrolled successfully. Re-install the app immediately',
-    // Not in the spec (issue 17.9): it cannot be undone, so the operator confirms it.
+    // Not in the spec: it cannot be undone, so the operator confirms it.
     confirm:
       'De-enroll this device? This cannot be undone: the app must be installed and the device registered again.',
     single: true,
@@ -229,7 +229,7 @@ export const COMMAND_DEFINITIONS = [
     single: true,
     batch: true,
   }),
-  // design.md §3.2: Revoke Credit sends a revoke command, never an enable-credit one.
+  // Revoke Credit sends a revoke command, never an enable-credit one.
   row({
     screen: 'revokeCredit',
     action: 'revokecredit',
@@ -252,9 +252,9 @@ export function commandForScreen(screen: ScreenName): CommandDefinition | undefi
 }
 
 /**
- * Action value (spec §4 single commands, §7 getimeidetails / locknotification / updateCommandOnServer)
+ * Action value (single commands, getimeidetails / locknotification / updateCommandOnServer)
  * → definition. Every row's action is accepted, whether or not its screen has a single form: Set
- * Wallpaper's screen is batch-only, yet spec §4 and §7 list `setwallpaper` and integrators send it.
+ * Wallpaper's screen is batch-only, yet those calls take `setwallpaper` and integrators send it.
  * disableapp maps to the plain Disable App row (the first with that action).
  */
 export function commandForAction(action: string): CommandDefinition | undefined {
@@ -285,12 +285,12 @@ export function screensOfCommand(raw: string): ScreenName[] {
   return [...new Set(COMMAND_DEFINITIONS.filter((d) => d.raw === raw).map((d) => d.screen))];
 }
 
-/** A batch feature (spec §7 `statusOf`) → its command definition (Disable App's for `disableappfiles`). */
+/** A batch feature (`statusOf`) → its command definition (Disable App's for `disableappfiles`). */
 export function commandForStatusOf(statusOf: string): CommandDefinition | undefined {
   return COMMAND_DEFINITIONS.find((d) => d.statusOf === statusOf);
 }
 export const DEVICE_ACTION_SUCCESS = 'Device Action initiated successfully.';
-/** Spec §8: the dynamic action table's alert. */
+/** The dynamic action table's success alert. */
 export const dynamicActionSuccess = (action: string) => `${action} App initiated successfully.`;
 /** The dynamic action table's per-row actions (label → action value). */
 export const DYNAMIC_ACTIONS = [
@@ -303,7 +303,7 @@ const imei = z
   .trim()
   .regex(/^\d{15}$/, 'Please provide a 15 digit IMEI number');
 
-/** `locknotification.php` (spec §7). `user` is kept for compatibility; the server acts as the signed-in identity. */
+/** `locknotification.php`. `user` is kept for compatibility; the server acts as the signed-in identity. */
 export const lockNotificationRequestSchema = z.object({
   imei,
   // Any other value is refused with a message (the handler); the document lists the values (OpenAPI enum).

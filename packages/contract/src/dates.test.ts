@@ -65,7 +65,7 @@ describe('parseDay: the one reading of a calendar day', () => {
   });
 });
 
-describe('time zones: the operator’s days and wall clock (issue 17.1)', () => {
+describe('time zones: the operator’s days and wall clock', () => {
   const range = (from: string, to: string, zone: string) => {
     const { start, end } = daysInZone(from, to, zone);
     return [start.toISOString(), end.toISOString()];

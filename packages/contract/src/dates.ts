@@ -4,7 +4,7 @@
  * which rejects it and the call failed with a 500. Every day the contract reads now goes through
  * `parseDay`, so an impossible day gets a clear 400 before any query runs.
  *
- * Time zones (issue 17.1): the console sends its IANA time zone with every dated call (`timeZoneSchema`;
+ * Time zones: the console sends its IANA time zone with every dated call (`timeZoneSchema`;
  * the server falls back to REPORT_TIMEZONE). A day asked for is that zone's whole day (`daysInZone`), and
  * the date-times shown and exported are that zone's wall clock (`wallClockIn`).
  */
@@ -80,7 +80,7 @@ export const isoDaySchema = z
   })
   .meta({ format: 'date' });
 
-// ---- Time zones (issue 17.1) ----
+// ---- Time zones ----
 
 /** Whether `name` is a time zone this runtime knows (an IANA name such as `Asia/Kolkata`, or `UTC`). */
 export function isTimeZone(name: string): boolean {

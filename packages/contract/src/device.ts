@@ -1,6 +1,6 @@
 /**
- * The device side of the contract (design.md §4): raw command names, which ones set desired state, the
- * device's state model, and the MQTT topics and payloads. The server and the simulated fleet both use it.
+ * The device side of the contract (docs/device-protocol.md): raw command names, which ones set desired state,
+ * the device's state model, and the MQTT topics and payloads. The server and the simulated fleet both use it.
  */
 import { z } from 'zod';
 
@@ -29,7 +29,7 @@ export const RAW_COMMANDS = [
 export type RawCommand = (typeof RAW_COMMANDS)[number];
 export const rawCommandSchema = z.enum(RAW_COMMANDS);
 
-/** Spec §3: these raw commands display under another name; others display unchanged. */
+/** These raw commands display under another name; others display unchanged. */
 const DISPLAY: Partial<Record<string, string>> = {
   LOCKWALLPAPER: 'SET WALLPAPER',
   UNLOCKWALLPAPER: 'REMOVE WALLPAPER',
@@ -270,7 +270,10 @@ export function announceDelayMs(payload: string, random: () => number = Math.ran
   return Math.floor(random() * window);
 }
 
-/** Command statuses (design.md §4). Only the device's acknowledgements move a command to DELIVERED/EXECUTED/FAILED. */
+/**
+ * Command statuses (device-protocol.md §6). Only the device's acknowledgements move a command to
+ * DELIVERED/EXECUTED/FAILED.
+ */
 export const COMMAND_STATUSES = [
   'QUEUED',
   'SENT',
@@ -286,7 +289,8 @@ export const PENDING_STATUSES: readonly CommandStatus[] = ['QUEUED', 'SENT', 'DE
 
 /**
  * Where a command came from: S single (console), A an API key, B a batch (or device action ALL), C the
- * collections engine (an addition to the spec: README deviations); a C command's user is its rule.
+ * collections engine (an addition to the spec: docs/features.md § Deviations from the spec, point 23); a C
+ * command's user is its rule.
  */
 export const COMMAND_INTERFACES = ['S', 'A', 'B', 'C'] as const;
 export type CommandInterface = (typeof COMMAND_INTERFACES)[number];

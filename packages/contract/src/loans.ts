@@ -1,6 +1,6 @@
 /**
- * Loans and payments, the pure part (README § Loans and payments): one implementation of each rule, used by
- * the server (import, payments, Device Details, the collections engine) and by the console.
+ * Loans and payments, the pure part (docs/features.md § Loans and payments): one implementation of each
+ * rule, used by the server (import, payments, Device Details, the collections engine) and by the console.
  *
  * - Amounts travel as decimal text ("1234.50") and are kept as integers in the minor unit of the loan's
  *   ISO 4217 currency (paise, cents; none for JPY, three digits for KWD): `parseAmount`, `formatAmount`.

@@ -8,7 +8,7 @@ export const MESSAGES = {
   unauthorised: 'You are not authorised to use this feature.Contact Your Admin for support',
   authorizationFailed: 'Authorization Failed',
   authorizationFailedInvalid: 'Authorization Failed.Invalid',
-  // Why a session ended, shown on /login (issue 17.5; by the 401's `reason`, see sessionEndedMessage)
+  // Why a session ended, shown on /login (by the 401's `reason`, see sessionEndedMessage)
   sessionEndedByAdmin: 'Your session was ended by an administrator.',
   sessionExpired: 'Your session has expired.',
   sessionSignedOut: 'You were signed out. Please sign in again.',
@@ -99,8 +99,8 @@ export const MESSAGES = {
   errorPrefix: (message: string) => `Error: ${message}`,
 
   // Single command refusals (not worded by the spec, whose console alerts the server's message as-is;
-  // README deviation 9). A retailer's user hears the plain 'not found' for an unknown IMEI and for another
-  // retailer's device alike, so that device's existence is not revealed.
+  // docs/features.md § Deviations from the spec, point 9). A retailer's user hears the plain 'not found' for
+  // an unknown IMEI and for another retailer's device alike, so that device's existence is not revealed.
   commandNotFound: 'not found',
   commandNotRegistered: 'not found: no device is registered with this IMEI.',
   commandReleased: 'This device has been released and accepts no further commands.',
@@ -108,8 +108,8 @@ export const MESSAGES = {
 } as const;
 
 /**
- * Loans and payments (issue 19; not in the spec, README § Loans and payments). The CSV field errors follow
- * the spec's Notify CSV style ('Invalid amount (…)', reported as 'Incorrect fields: …').
+ * Loans and payments (not in the spec; docs/features.md § Loans and payments). The CSV field errors
+ * follow the Notify CSV's style ('Invalid amount (…)', reported as 'Incorrect fields: …').
  */
 export const LOAN_MESSAGES = {
   // Fields of the loans and payments CSVs and of the API's loans and payments

@@ -1,5 +1,5 @@
 /**
- * Payment-reminder texts (spec §9): a pre-due reminder, a due-date alert and a past-due alert, generated
+ * Payment-reminder texts: a pre-due reminder, a due-date alert and a past-due alert, generated
  * from name, amount and date. Templates Pre, Due, Post have the codes 1, 2, 3.
  */
 import { displayAmount, parseAmount } from './loans';

@@ -1,6 +1,6 @@
 /**
- * The Reports screen's tabs (spec §2 Reports / Bulk Upload History Details) and the export file names of
- * spec §9. The server's downloadReports.php and exports and the console's tabs all read this table.
+ * The Reports / Bulk Upload History Details screen's tabs and the export file names. The server's
+ * downloadReports.php and exports and the console's tabs all read this table.
  */
 import { z } from 'zod';
 import { DATE_MESSAGES, hasDayShape, parseDay, timeZoneSchema } from './dates';
@@ -8,7 +8,7 @@ import type { RawCommand } from './device';
 import { MESSAGES } from './messages';
 
 /**
- * Column headings of the device, report and audit tables and of the xlsx exports (spec §2, §9): the
+ * Column headings of the device, report and audit tables and of the xlsx exports: the
  * console's tables and the server's files read the same texts.
  */
 export const COLUMN_LABELS = {
@@ -144,7 +144,7 @@ export type RegistrationFilter = (typeof REGISTRATION_FILTERS)[number]['value'];
 /** Which rows an export holds: the tab's main rows, or its executed commands. */
 export type ExportPart = 'items' | 'commands';
 
-/** Spec §9 download names. */
+/** The export's download name. */
 export function exportFileName(
   report: string,
   part: ExportPart,
@@ -163,8 +163,8 @@ export function exportFileName(
 }
 
 /**
- * Spec §5 Report: both dates required, the filter required on the registration tab, start ≤ end. A date
- * in the right shape that is not on the calendar (2026-02-30; only a hand-made request can send one) is
+ * The Download reports form: both dates required, the filter required on the registration tab, start ≤ end. A
+ * date in the right shape that is not on the calendar (2026-02-30; only a hand-made request can send one) is
  * named as such.
  */
 export function validateReportForm(form: {
@@ -194,7 +194,7 @@ export const downloadReportsRequestSchema = z.object({
 });
 export type DownloadReportsRequest = z.infer<typeof downloadReportsRequestSchema>;
 
-/** Spec §3 Bulk-upload history row. */
+/** A bulk-upload history row. */
 export const bulkHistoryRowSchema = z.object({
   id: z.number().int(),
   date_and_time: z.string(),

@@ -3,7 +3,7 @@ import { sessionEndedMessage } from './api/auth';
 import { MESSAGES } from './messages';
 import { canManage, levelsGivenBy, USER_LEVELS } from './roles';
 
-describe('who manages whom (design.md §5)', () => {
+describe('who manages whom', () => {
   it('a SUPERADMIN manages every account, an ADMIN USER accounts only, a USER none', () => {
     for (const target of USER_LEVELS) {
       expect(canManage({ userlevel: 'SUPERADMIN' }, target)).toBe(true);
@@ -19,8 +19,8 @@ describe('who manages whom (design.md §5)', () => {
   });
 });
 
-describe('why a session ended (issue 17.5)', () => {
-  it('has the issue’s lines for an administrator’s end and the expiry, and a line for every other case', () => {
+describe('why a session ended', () => {
+  it('has its own line for an administrator’s end and for the expiry, and a line for every other case', () => {
     expect(sessionEndedMessage('ended_by_admin')).toBe('Your session was ended by an administrator.');
     expect(sessionEndedMessage('expired')).toBe('Your session has expired.');
     expect(sessionEndedMessage('signed_out')).toBe(MESSAGES.sessionSignedOut);

@@ -14,13 +14,13 @@ export type KeyStatus = (typeof KEY_STATUSES)[number];
 /** The value of `loggedin` in a signed-in session. */
 export const LOGGED_IN = 'loginValidated';
 
-/** ADMIN and SUPERADMIN pass every permission check (design.md §5). */
+/** ADMIN and SUPERADMIN pass every permission check. */
 export function passesEveryPermission(level: string | undefined): boolean {
   return level === 'ADMIN' || level === 'SUPERADMIN';
 }
 
 /**
- * Whether `actor` may change, disable, force out or reset an account of `targetLevel` (design.md §5): a
+ * Whether `actor` may change, disable, force out or reset an account of `targetLevel`: a
  * SUPERADMIN any account, an ADMIN USER accounts only. The server enforces it; the console shows a row's
  * controls only where it holds.
  */

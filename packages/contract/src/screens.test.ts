@@ -2,14 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { grantableToUser, PERMISSION_NAMES, SCREENS, screenByName, screenPath, sidebarFor } from './screens';
 
 describe('screens', () => {
-  it('has every route of spec §2 under / plus deviceAction', () => {
-    // Typed from spec §2 "The layout at / has an index page and these child routes".
+  it('has every route of the original console under / plus deviceAction', () => {
+    // Typed by hand: the layout at / has an index page and these child routes.
     const specChildren =
       'lockDevice, blockApp, unblockapp, unlockDevice, disableApp, restoreApp, setWallpaper, removeWallpaper, activateAlarm, deactivateAlarm, releaseDevice, deviceDetails, enableNotification, enableCamera, disableCamera, enableCredit, revokeCredit, userManagement, reports, gradeDisableApp, batch, appversion, lastCommand, formattedDevice, auditReport, keyManagement, logout'.split(
         ', ',
       );
-    // Plus the SUPERADMIN's audit log search (issue 9), the webhooks (issue 18), the batches (issue
-    // 17.3) and collections (issue 19), not screens of the spec.
+    // Plus the SUPERADMIN's audit log search, the webhooks, the batches, collections and loans, not
+    // screens of the spec.
     expect(SCREENS.map((s) => s.name).sort()).toEqual(
       [
         'home',

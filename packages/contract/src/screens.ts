@@ -1,22 +1,22 @@
 /**
- * The console's screens (spec §2): one row per route name under `/` (and again under `/superadmin/`).
+ * The console's screens: one row per route name under `/` (and again under `/superadmin/`).
  * The route table, the sidebars, the route guards and the seeded permission list all read this table.
  */
 import type { UserLevel } from './roles';
 
 /**
- * How the console guards a screen (spec §6):
+ * How the console guards a screen:
  * - `signedIn`: any signed-in user (Home, Logout; keyManagement, which the spec leaves unguarded and
- *   the server guards, see design.md §3.4);
+ *   the server guards: ADMIN, SUPERADMIN or the `keyManagement` permission);
  * - `permission`: ADMIN and SUPERADMIN pass, others need the screen's `grant` (the permission named
  *   after the screen, or the one it shares), otherwise the unauthorised page;
  * - `admin`: userlevel ADMIN (userManagement under `/`);
  * - `superadminOnly`: exists only under `/superadmin/` (deviceAction);
  * - `anyBatch`: ADMIN and SUPERADMIN pass, others need the permission of any screen that runs a batch
  *   (`BATCH_SCREENS`), otherwise the unauthorised page (Batches, not a screen of the spec).
- * Every screen under `/superadmin/` additionally needs userlevel SUPERADMIN. Where spec §6 sends a
+ * Every screen under `/superadmin/` additionally needs userlevel SUPERADMIN. Where the spec sends a
  * signed-in user who fails `admin` or the SUPERADMIN check to /login, the console shows the unauthorised
- * page instead: /login ends the session, and a guard never signs anyone out (issue 17.8).
+ * page instead: /login ends the session, and a guard never signs anyone out.
  */
 export type ScreenGuard = 'signedIn' | 'permission' | 'admin' | 'superadminOnly' | 'anyBatch';
 
@@ -29,7 +29,7 @@ export interface Screen {
   readonly title: string;
   readonly guard: ScreenGuard;
   /**
-   * Seeded as a permission (every screen of spec §2 except home and logout; batch shares
+   * Seeded as a permission (every screen of the spec except home and logout; batch shares
    * setWallpaper's).
    */
   readonly permission: boolean;
@@ -79,15 +79,15 @@ export const SCREENS = [
   s('auditReport', 'Audit Report', 'Audit Report By IMEI'),
   s('keyManagement', 'Key Management', 'Key Management', 'signedIn'),
   s('deviceAction', 'Device Action', 'Device Action', 'superadminOnly'),
-  // Not a screen of the spec: the SUPERADMIN's search of the append-only audit log (issue 9).
+  // Not a screen of the spec: the SUPERADMIN's search of the append-only audit log.
   s('auditLog', 'Audit Log', 'Audit Log', 'superadminOnly', false),
   // Not a screen of the spec: webhook endpoints and their deliveries, for ADMIN and SUPERADMIN.
   s('webhooks', 'Webhooks', 'Webhooks', 'admin', false),
-  // Not a screen of the spec: every batch the user may see, and its results (issue 17.3).
+  // Not a screen of the spec: every batch the user may see, and its results.
   s('batches', 'Batches', 'Batches', 'anyBatch', false),
-  // Not a screen of the spec: collections on autopilot (issue 19), for ADMIN and SUPERADMIN.
+  // Not a screen of the spec: collections on autopilot, for ADMIN and SUPERADMIN.
   s('collections', 'Collections', 'Collections', 'admin', false),
-  // Not a screen of the spec: loans and payments (issue 19), for ADMIN and SUPERADMIN; a USER with
+  // Not a screen of the spec: loans and payments, for ADMIN and SUPERADMIN; a USER with
   // deviceDetails sees a device's loan on Device Details.
   s('loans', 'Loans', 'Loans and Payments', 'admin', false),
   s('logout', 'Logout', 'Logout', 'signedIn'),
@@ -120,7 +120,7 @@ export function grantableToUser(permissionName: string): boolean {
 }
 
 /**
- * The left sidebar per role, in order (spec §2). Lock, unlock, block and unblock sit beside Release
+ * The left sidebar per role, in order. Lock, unlock, block and unblock sit beside Release
  * Device, and Revoke Credit beside Enable Credit; SUPERADMIN has no Enable Credit entry but gains
  * Device Action and Last Command, and always sees User Management. Key Management (which the spec's
  * sidebar leaves out) shows for those who may use it: ADMIN, SUPERADMIN, or a USER holding its permission.

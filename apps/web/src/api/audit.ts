@@ -1,5 +1,5 @@
 /**
- * The SUPERADMIN's audit log (issue 9): `POST /api/v2/audit/search` (one page of rows, newest first, and
+ * The SUPERADMIN's audit log: `POST /api/v2/audit/search` (one page of rows, newest first, and
  * the total) and `GET /api/v2/audit/export` (the same search as a streamed xlsx, read with the session
  * token through `ApiClient.file`, which reports the bytes received).
  */

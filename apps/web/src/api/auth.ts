@@ -1,4 +1,4 @@
-/** Sign-in calls (spec §7): `login.php` and `logout.php`. */
+/** Sign-in calls: `login.php` and `logout.php`. */
 import {
   LOGIN_CLIENT_HEADER,
   type LoginAnswer,

@@ -159,7 +159,7 @@ describe('batches api', () => {
   });
 });
 
-describe('a batch upload when the session is lost (issue 17.5)', () => {
+describe('a batch upload when the session is lost', () => {
   it('ends the session with the reason and notes the upload as not sent', async () => {
     const { api, end } = fileApi(
       new Response(

@@ -1,6 +1,6 @@
 /**
- * Batch calls (design.md §3.3: batches run on the server): the multipart bulk upload of a command
- * (spec §7, answered in plain JSON), and the `/api/v2/batch/…` calls that follow a batch: its progress,
+ * Batch calls (batches run on the server, not in the tab): the multipart bulk upload of a command
+ * (answered in plain JSON), and the `/api/v2/batch/…` calls that follow a batch: its progress,
  * the user's incomplete batch of a feature (the resume card), its per-IMEI results (a selection, in pages),
  * their CSV streamed by the server, pause, resume (Process) and cancel (New Batch); and the batches the
  * user may see (`/api/v2/batches`, the Batches screen). Query keys name every parameter a fetch uses.
@@ -67,9 +67,9 @@ export interface BulkUpload {
   user: string;
   /** bulkGreyCopy: level1 | level2; the credit scripts: default. */
   level?: string;
-  /** Reports the bytes sent as the file uploads (issue 17.10). */
+  /** Reports the bytes sent as the file uploads, so a large CSV shows its progress. */
   onProgress?: (progress: UploadProgress) => void;
-  /** What the upload is, in words: /login reports it not sent if the session was lost (issue 17.5). */
+  /** What the upload is, in words: /login reports it not sent if the session was lost. */
   sending?: string;
 }
 
@@ -190,7 +190,10 @@ export const resumeBatch = batchAction('resume');
 /** New Batch: discards the rest of the batch (rows already processed stay processed). */
 export const cancelBatch = batchAction('cancel');
 
-/** Spec §8 bulk upload: a non-success reply's own message; a thrown error 'An error occurred while uploading the file.'. */
+/**
+ * A failed bulk upload: a non-success reply's own message; a thrown error 'An error occurred while
+ * uploading the file.'.
+ */
 export function uploadFailureText(error: unknown): string {
   if (error instanceof ApiError && error.serverMessage) return error.serverMessage;
   return MESSAGES.uploadError;

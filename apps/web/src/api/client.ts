@@ -1,9 +1,9 @@
 /**
- * The one way the console calls the server (spec §7 common rules): `${apiBase}<script>.php`, the body
+ * The one way the console calls the server: `${apiBase}<script>.php`, the body
  * sealed in the envelope, `X-Envelope` on every call, `X-API-Key` with the session token except on the
  * sign-in calls, responses opened from the envelope (or read as plain JSON when they are not one).
- * A reply 'Authorization Failed' / 'Authorization Failed.Invalid' clears the session and goes home (§8),
- * noting the server's `reason` and what the call was sending, for /login to say (issue 17.5).
+ * A reply 'Authorization Failed' / 'Authorization Failed.Invalid' clears the session and goes home,
+ * noting the server's `reason` and what the call was sending, for /login to say: no silent exits.
  * Files (the xlsx exports, the uploaded CSVs) come through the same client: same headers, same refusals.
  */
 import {
@@ -23,7 +23,7 @@ export const API_KEY_HEADER = 'X-API-Key';
 
 /** The server answered with a non-2xx status; `message` is the server's own message when it sent one. */
 export class ApiError extends Error {
-  /** The `message` the server sent, if any (what spec §8 alerts as-is). */
+  /** The `message` the server sent, if any (what the console alerts as-is). */
   readonly serverMessage: string | undefined;
 
   constructor(
@@ -73,7 +73,7 @@ export interface ApiCallOptions<T> {
    */
   sending?: string;
   headers?: Record<string, string>;
-  /** Which base path the script lives under (spec §7: key management has its own). */
+  /** Which base path the script lives under (key management has its own). */
   base?: 'api' | 'keyApi';
   /** Validates and types the successful response, e.g. `(body) => sessionSchema.parse(body)`. */
   parse?: (body: unknown) => T;

@@ -1,9 +1,9 @@
 /**
- * Collections on autopilot (issue 19, README § Collections), under `v2/collections/`: the lender's policy
- * and its versions, the plan of a day (the dry run of an unsaved policy, Today's Plan) and its CSV, the
- * kill switch, per-device holds and failed automated actions, the release approval queue and the daily
- * runs. Every answer is parsed
- * with the contract's schema; every query key names every parameter its fetch sends.
+ * Collections on autopilot (docs/features.md § Collections on autopilot), under `v2/collections/`: the
+ * lender's policy and its versions, the plan of a day (the dry run of an unsaved policy, Today's Plan)
+ * and its CSV, the kill switch, per-device holds and failed automated actions, the release approval
+ * queue and the daily runs. Every answer is parsed with the contract's schema; every query key names
+ * every parameter its fetch sends.
  */
 import {
   type CollectionsPolicy,

@@ -1,5 +1,5 @@
 /**
- * Command calls (spec §7): `locknotification.php` for every single action (and the retailer action
+ * Command calls: `locknotification.php` for every single action (and the retailer action
  * table), `formattedDevice.php`, `adminlocknotification.php` (device action, SUPERADMIN), and the
  * `/api/v2/` calls that follow a command or an ALL device action after sending it.
  */
@@ -100,7 +100,7 @@ export function fetchBatchStatus(
   });
 }
 
-/** Spec §8 'other statuses': the server's message as-is; offline, 'Please try after sometime.'. */
+/** A refused command: the server's message as-is; offline, 'Please try after sometime.'. */
 export function commandFailureText(error: unknown): string {
   if (error instanceof ApiError && error.serverMessage) return error.serverMessage;
   if (error instanceof NetworkError) return MESSAGES.tryAfterSometimeDot;

@@ -1,5 +1,5 @@
 /**
- * Device reads (spec §7 homeData, devicedetails, auditReportByImei, getAppVersionDevices) and the
+ * Device reads (homeData, devicedetails, auditReportByImei, getAppVersionDevices) and the
  * `/api/v2/` calls beside them: dashboard charts, a device's pending commands and their cancellation.
  * Query keys name every parameter a fetch uses.
  */
@@ -81,7 +81,7 @@ export interface DevicesForImeis {
 
 /**
  * The devices of an uploaded IMEI list (Device Details batch, Last Command Reports), asked in lists of at
- * most 10,000, in file order, each device once, with the IMEIs not found (issue 17.2: listed, not left
+ * most 10,000, in file order, each device once, with the IMEIs not found (listed, not left
  * out). Message 'No valid device data found for uploaded IMEIs.' when none is found.
  */
 export async function fetchDevicesForImeis(

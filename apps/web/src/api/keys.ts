@@ -1,5 +1,5 @@
 /**
- * Key Management calls (spec §7), under the key API base: `keymanagement/view_keys.php`,
+ * Key Management calls, under the key API base: `keymanagement/view_keys.php`,
  * `generate_key.php` and `keymanagement/update_key_status.php`. Console sessions only.
  */
 import {
@@ -17,7 +17,7 @@ export const keyQueryKeys = {
   list: () => [...keyQueryKeys.all, 'list'] as const,
 };
 
-/** The key-management calls live under their own base (spec §7). */
+/** The key-management calls live under their own base, the key API's. */
 const base = 'keyApi' as const;
 
 /** ADMIN and SUPERADMIN get every key; other users their own. The secret itself is never listed. */

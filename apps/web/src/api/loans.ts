@@ -1,5 +1,5 @@
 /**
- * Loans and payments (issue 19; README § Loans and payments): `v2/loans/get` (a device's loan, or a loan
+ * Loans and payments (docs/features.md § Loans and payments): `v2/loans/get` (a device's loan, or a loan
  * by its ref), `v2/loans/upload` (a loans CSV), `v2/payments` (one payment, from the console's form),
  * `v2/payments/upload` (a payments CSV), `v2/payments/reverse` (a chargeback, a bounced transfer) and
  * `v2/loans/promise`. Each carries the browser's time zone, so

@@ -1,5 +1,5 @@
 /**
- * Password reset calls (spec §7, design.md §3.1): `forgotPassword.php` mails a single-use link and never
+ * Password reset calls: `forgotPassword.php` mails a single-use link and never
  * returns the token; `reset_password.php` takes the token from that link. Neither sends X-API-Key.
  */
 import { type StatusMessage, statusMessageSchema } from '@lendlock/contract';

@@ -1,6 +1,6 @@
 /**
- * Reports and history (spec §7 downloadReports.php) and the `/api/v2/` calls beside it: the streamed xlsx
- * exports (design.md §3.5) and the uploaded files the bulk-upload history links to. The JSON call is paged
+ * Reports and history (downloadReports.php) and the `/api/v2/` calls beside it: the xlsx exports the
+ * server streams, and the uploaded files the bulk-upload history links to. The JSON call is paged
  * (offset/limit) and read to the end; the two file calls go through `ApiClient.file` (streamed, with the
  * session token as X-API-Key, which a plain link cannot send). The report and its exports carry the
  * browser's time zone (timeZone.ts): the days asked for are the operator's.
@@ -187,7 +187,7 @@ export function exportSearch(query: ReportQuery, part: ExportPart): string {
 
 /**
  * A report part as the server streams it (`GET /api/v2/reports/export`), saved under the server's name
- * (spec §9; the contract's `exportFileName` when the header is missing).
+ * (the contract's `exportFileName` when the header is missing).
  */
 export function exportReport(
   api: ApiClient,

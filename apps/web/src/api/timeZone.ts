@@ -1,5 +1,5 @@
 /**
- * The console's time zone on every dated call (issue 17.1): the api modules add `timeZone` — the browser's
+ * The console's time zone on every dated call: the api modules add `timeZone` — the browser's
  * IANA zone, e.g. `Asia/Kolkata` — to the body or query of each call that takes days or returns
  * date-times (reports and their exports, the audit log and its export, the Audit Report download, the
  * dashboard). The server takes that zone's whole days and writes its wall clock in the exported date

@@ -1,5 +1,5 @@
 /**
- * User Management calls (spec §7): `getUsers.php`, `getPermissions.php`, `addUser.php`, `updateUser.php`,
+ * User Management calls: `getUsers.php`, `getPermissions.php`, `addUser.php`, `updateUser.php`,
  * `updateUserStatus.php` and `updateLoginStatus.php`. ADMIN and SUPERADMIN sessions only.
  */
 import {

@@ -1,6 +1,7 @@
 /**
- * Webhooks (an addition to the spec, README deviations): `GET|POST v2/webhooks`, `v2/webhooks/update`,
- * `v2/webhooks/delete`, `v2/webhooks/deliveries` and `v2/webhooks/replay`. ADMIN and SUPERADMIN.
+ * Webhooks (an addition to the spec, docs/features.md § Deviations from the spec): `GET|POST v2/webhooks`,
+ * `v2/webhooks/update`, `v2/webhooks/delete`, `v2/webhooks/deliveries` and `v2/webhooks/replay`. ADMIN
+ * and SUPERADMIN.
  */
 import {
   type CreateWebhookRequest,

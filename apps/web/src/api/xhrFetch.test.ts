@@ -1,5 +1,5 @@
 /**
- * The uploads that report progress (issue 17.10) go over XMLHttpRequest; the client reads their answers
+ * The uploads that report progress go over XMLHttpRequest; the client reads their answers
  * as it reads fetch's: the same headers go out, the same refusals and network failures come back.
  * A fake XMLHttpRequest stands for the browser's.
  */

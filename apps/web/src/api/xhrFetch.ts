@@ -1,6 +1,6 @@
 /**
  * A request sent with XMLHttpRequest and answered as a fetch `Response`, for the uploads whose progress
- * the console shows (issue 17.10: a large batch CSV): fetch reports no bytes sent, XMLHttpRequest's
+ * the console shows (a large batch CSV): fetch reports no bytes sent, XMLHttpRequest's
  * `upload` does. The client (client.ts) reads the answer as it reads any other.
  */
 

@@ -6,7 +6,7 @@ import { UnauthorisedPage } from '../pages/Errors/Unauthorised/UnauthorisedPage'
 import { decideAccess } from './guards';
 import { useSession } from './session/useSession';
 
-/** Renders `children` when spec §6 lets the current session see `screen`; otherwise /login or unauthorised. */
+/** Renders `children` when the screen's guard lets the session see it; otherwise /login or unauthorised. */
 export function Guard({
   screen,
   superadmin,

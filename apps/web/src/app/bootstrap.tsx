@@ -36,7 +36,8 @@ async function startConsole(root: HTMLElement): Promise<void> {
   await sessions.load();
 
   const router = createAppRouter();
-  // Spec §8: the client has already cleared the session; home then sends a signed-out user to /login.
+  // On 'Authorization Failed' the client has already cleared the session; home then sends a signed-out
+  // user to /login.
   const api = createApiClient({
     config,
     codec,

@@ -2,8 +2,8 @@ import { type Permission, SCREENS, type Session, USER_LEVELS, type UserLevel } f
 import { describe, expect, it } from 'vitest';
 import { decideAccess } from './guards';
 
-/** Screens spec §6 guards by permission (every route of §2 except home, logout, keyManagement,
- * userManagement and deviceAction), typed here from the spec to catch a mis-tagged row in SCREENS. */
+/** Screens guarded by permission (every child route except home, logout, keyManagement,
+ * userManagement and deviceAction), typed here by hand to catch a mis-tagged row in SCREENS. */
 const PERMISSION_SCREENS = [
   'lockDevice',
   'blockApp',
@@ -72,7 +72,7 @@ describe('decideAccess', () => {
   });
 
   describe('under /superadmin/', () => {
-    // Spec §6 sends them to /login, which would end their session: a guard never signs anyone out.
+    // Not /login, which would end their session: a guard never signs anyone out.
     it.each(SCREENS.map((s) => [s.name, s] as const))(
       '%s: only SUPERADMIN passes, others see the unauthorised page and stay signed in',
       (_, screen) => {

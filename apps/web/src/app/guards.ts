@@ -1,6 +1,6 @@
 /**
- * Route guards of spec §6, as the contract's `ScreenGuard` encodes them. Pure, so it is tested exhaustively.
- * One departure (issue 17.8): where the spec sends a signed-in user to /login (userManagement without
+ * Route guards, as the contract's `ScreenGuard` encodes them. Pure, so it is tested exhaustively.
+ * One departure from the original console: where it sent a signed-in user to /login (userManagement without
  * ADMIN, a `/superadmin/` route without SUPERADMIN), the unauthorised page shows instead, because /login
  * ends the session: a guard never signs anyone out. Signed out, every screen still goes to /login.
  */

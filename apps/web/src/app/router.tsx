@@ -1,5 +1,5 @@
 /**
- * Routes of spec §2: the public sign-in pages, the layout at `/` with every screen of the table except
+ * The console's routes: the public sign-in pages, the layout at `/` with every screen of the table except
  * deviceAction, and the same set plus deviceAction under `/superadmin/`. The signed-in shell and every
  * page but login are loaded lazily, so the login route's JS stays small.
  */

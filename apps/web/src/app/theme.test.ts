@@ -1,5 +1,5 @@
 /**
- * Issue 17.11: the theme's colours read at WCAG 2.2 AA (4.5:1 for text) where the console puts text in
+ * The theme's colours read at WCAG 2.2 AA (4.5:1 for text) where the console puts text in
  * them or on them: white on every filled shade (the primary button, the Online badge), every palette's
  * text shade on white and on its lightest tint (the red notice), the light variant's text on its
  * background and hover; and each shade is darker than the one before (a filled button's hover shows).
@@ -23,7 +23,7 @@ describe('the theme colours', () => {
     expect(theme.primaryShade).toEqual({ light: 6, dark: 8 });
   });
 
-  it('measures Mantine defaults as the issue did (so the check itself is right)', () => {
+  it('measures Mantine defaults at their known ratios (so the check itself is right)', () => {
     expect(contrastRatio(DEFAULT_THEME.colors.red[6], WHITE)).toBeCloseTo(3.28, 2);
     expect(contrastRatio(DEFAULT_THEME.colors.blue[6], WHITE)).toBeCloseTo(3.56, 2);
     expect(contrastRatio(DEFAULT_THEME.colors.green[6], WHITE)).toBeCloseTo(2.36, 2);
@@ -43,7 +43,7 @@ describe('the theme colours', () => {
     expect(shades.slice(0, 6)).toEqual(DEFAULT_THEME.colors[_name as 'red']?.slice(0, 6));
   });
 
-  it('fixes the three colours of the issue', () => {
+  it('fixes the three colours that read below 4.5:1: red text, blue and green fills', () => {
     expect(contrastRatio(shadeOf('red', 6), WHITE)).toBeGreaterThanOrEqual(MIN_TEXT_CONTRAST);
     expect(contrastRatio(WHITE, shadeOf('blue', 6))).toBeGreaterThanOrEqual(MIN_TEXT_CONTRAST);
     expect(contrastRatio(WHITE, shadeOf('green', 6))).toBeGreaterThanOrEqual(MIN_TEXT_CONTRAST);

@@ -1,5 +1,5 @@
 /**
- * The console's Mantine theme (issue 17.11: WCAG 2.2 AA). Mantine's default palettes put white text on
+ * The console's Mantine theme, readable at WCAG 2.2 AA. Mantine's default palettes put white text on
  * shades that read at 2–3.6:1 (the primary button at 3.56:1, the Online badge at 2.36:1) and colour text
  * in those same shades (the red notice at 3.28:1). Here every palette but `dark` (the dark scheme's,
  * unused) keeps its light shades 0–5 and has its shades 6–9 darkened, where they need it, until:

@@ -27,7 +27,7 @@ export function VirtualTable<T>({
 }: {
   rows: readonly T[];
   columns: readonly VirtualColumn<T>[];
-  /** Height of the scrolling area in px (spec §9: about 350 to 400 px; the File Preview at most 300). */
+  /** Height of the scrolling area in px (result tables about 350 to 400 px; the File Preview at most 300). */
   height: number;
   /** A stable key per row (default: its index). */
   rowKey?: (row: T, index: number) => string | number;

@@ -1,13 +1,13 @@
 /**
  * How every screen shows a command's status (the live badge of the command screens, Device Details'
  * pending commands, the Audit Report, the dashboard's bars): one label and one colour per status.
- * QUEUED, SENT and DELIVERED are pending — the device has not acknowledged yet (design.md §4) — and
+ * QUEUED, SENT and DELIVERED are pending — the device has not acknowledged yet — and
  * all three are yellow; EXECUTED is green, FAILED red, and the closed ones (superseded, cancelled,
  * expired) grey.
  */
 import { COMMAND_STATUSES, type CommandStatus, PENDING_STATUSES } from '@lendlock/contract';
 
-/** How the live status of a sent command reads (design.md §4: 'pending' until the device has it). */
+/** How the live status of a sent command reads: 'pending' until the device has it. */
 const LIVE_STATUS_TEXT: Readonly<Record<CommandStatus, string>> = {
   QUEUED: 'pending',
   SENT: 'pending',

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { isoDaySchema, timeZoneSchema } from '../dates';
 
 /**
- * The SUPERADMIN's search of the append-only audit log (issue 9). From and To are whole days in the
+ * The SUPERADMIN's search of the append-only audit log. From and To are whole days in the
  * operator's time zone (`timeZone`, else the server's REPORT_TIMEZONE), the export's date cells its wall clock.
  */
 export const auditSearchSchema = z.object({

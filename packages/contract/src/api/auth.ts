@@ -15,7 +15,7 @@ export const loginRequestSchema = z.object({
 });
 export type LoginRequest = z.infer<typeof loginRequestSchema>;
 
-/** The session of spec §3 as `login.php` returns it and the console stores it under `userSession`. */
+/** The session fields `login.php` answers, which the console stores under `userSession`. */
 export const sessionSchema = z.object({
   status: z.literal('success'),
   message: z.string(),

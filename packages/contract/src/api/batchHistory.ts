@@ -1,5 +1,5 @@
 /**
- * The Batches screen (issue 17.3): the batches a user may see, newest first, and the files of a batch's
+ * The Batches screen: the batches a user may see, newest first, and the files of a batch's
  * results. A finished batch's per-IMEI results stay reachable after its tab is closed: listed with
  * `POST /api/v2/batches` (keyset paging by batch id), read in pages with `/api/v2/batch/results` (filtered
  * by found / not found / reason), and downloaded whole with `GET /api/v2/batch/export`, which the server
@@ -25,7 +25,7 @@ export const BATCH_SCREENS: readonly ScreenName[] = [
 export const batchListRequestSchema = z.object({
   before: z.coerce.number().int().positive().optional(),
   limit: z.coerce.number().int().min(1).max(500).default(100),
-  /** One feature only (spec §7 `statusOf`, or `deviceaction`). */
+  /** One feature only (a command's `statusOf`, or `deviceaction`). */
   statusOf: z.string().min(1).max(64).optional(),
 });
 export type BatchListRequest = z.input<typeof batchListRequestSchema>;
@@ -52,7 +52,7 @@ export const batchExportQuerySchema = batchResultSelectionSchema.extend({
 });
 export type BatchExportQuery = z.input<typeof batchExportQuerySchema>;
 
-// ---- The results files (spec §9, with the reason beside 'not found': issue 17.2) ----
+// ---- The results files (with the reason beside 'not found') ----
 
 /** Notify batches take the Notify CSV and give its results file; every other command the IMEI ones. */
 export type BatchKind = 'imei' | 'notify';

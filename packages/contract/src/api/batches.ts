@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { SINGLE_ACTIONS } from '../commands';
 
-/** A batch's progress (spec §3 Batch progress record, kept by the server; design.md §3.3). */
+/** A batch's progress record, kept by the server (batches run there as durable jobs). */
 export const batchProgressSchema = z.object({
   batchId: z.number().int(),
   statusOf: z.string(),
@@ -49,7 +49,7 @@ export const currentBatchResponseSchema = z.object({
   batch: batchProgressSchema.nullable(),
 });
 
-/** Spec §3 Per-IMEI batch result (notify rows carry their fields too). */
+/** A batch's per-IMEI result (notify rows carry their fields too). */
 export const batchResultSchema = z.object({
   sno: z.number().int(),
   imei: z.string(),
@@ -65,9 +65,9 @@ export const batchResultSchema = z.object({
 });
 export type BatchResult = z.infer<typeof batchResultSchema>;
 /**
- * Why a batch row is 'not found' (its `note`): no device the batch's owner reaches has the IMEI (unknown,
- * or another retailer's: the same words, so existence is not leaked), the device was released, or it was
- * de-enrolled (formatted). README deviation 9.
+ * Why a batch row is 'not found' (its `note`): no device the batch's owner reaches has the IMEI (unknown, or
+ * another retailer's: the same words, so existence is not leaked), the device was released, or it was
+ * de-enrolled (formatted). docs/features.md § Deviations from the spec, point 9.
  */
 export const BATCH_NOT_FOUND_REASONS = ['not registered', 'released', 'de-enrolled'] as const;
 export type BatchNotFoundReason = (typeof BATCH_NOT_FOUND_REASONS)[number];
@@ -96,7 +96,7 @@ export const batchResultsResponseSchema = z.object({
   total: z.number().int(),
 });
 
-/** Legacy per-IMEI call of the spec's browser loop (spec §7 getimeidetails.php). */
+/** The legacy per-IMEI call of the old browser-side batch loop (getimeidetails.php). */
 export const imeiDetailsRequestSchema = z.object({
   imei: z.string().trim(),
   // Any other value is refused with 'Unknown action: …'; the document lists the values (OpenAPI enum).

@@ -1,7 +1,7 @@
 /**
- * Collections on autopilot (issue 19; README § Collections): the lender's one policy, versioned; its plan
- * for a day (the dry run and Today's Plan); the kill switch; per-device holds; the release approval queue
- * and the daily runs. All under `/api/v2/collections`, for ADMIN and SUPERADMIN with a session or a key
+ * Collections on autopilot (docs/features.md § Collections on autopilot): the lender's one policy, versioned;
+ * its plan for a day (the dry run and Today's Plan); the kill switch; per-device holds; the release approval
+ * queue and the daily runs. All under `/api/v2/collections`, for ADMIN and SUPERADMIN with a session or a key
  * (who may change what is in `COLLECTIONS_MESSAGES` and the routes' rows in docs/operations.md).
  */
 import { z } from 'zod';
@@ -60,8 +60,8 @@ export const collectionActionSchema = z.enum(COLLECTION_ACTIONS);
 export const COLLECTION_RELIEF = ['UNLOCK', 'RELEASE'] as const satisfies readonly CollectionAction[];
 
 /**
- * The retry rule of a failed automated action (README § Collections on autopilot): a LOCK, UNLOCK or
- * RELEASE whose command the device reports FAILED is sent again after 5, then 15, then 45 minutes — at
+ * The retry rule of a failed automated action (docs/features.md § Collections on autopilot): a LOCK, UNLOCK
+ * or RELEASE whose command the device reports FAILED is sent again after 5, then 15, then 45 minutes — at
  * most `maxAttempts` attempts in all — within the lender's day it was taken, and only while the plan still
  * asks for it (a lock whose loan was paid meanwhile is not retried). A lock also waits out the quiet hours
  * and the kill switch; relief does not. Each failed attempt is counted, announced and shown.
@@ -119,7 +119,7 @@ export const clockTimeSchema = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, COL
  * What the payments of the last 24 hours must cover to suspend a lock (`recentPayment`): `minAmount`
  * (decimal text, read in each loan's currency: "500" is INR 500.00 on an INR loan) or `minSharePercent`
  * of what was overdue before them (the arrears plus those payments); either one suffices. Both null: any
- * payment does (the engine before issue 25). The default: a quarter of what was overdue.
+ * payment does (as the engine first did). The default: a quarter of what was overdue.
  */
 export const lockPauseSchema = z.object({
   minAmount: z.string().trim().refine(isAmountText, COLLECTIONS_MESSAGES.badMinAmount).nullable(),

@@ -52,7 +52,7 @@ export const runtimeConfigSchema = z.object({
   /** For the Add/Edit User modals' domain check (the server checks again). */
   allowedEmailDomains: z.array(z.string()),
   passwordMinLength: z.number().int().positive(),
-  /** The fixed client code the dynamic action table sends (spec §2). */
+  /** The fixed client code the dynamic action table sends (`clientof`). */
   clientCode: z.string(),
 });
 export type RuntimeConfig = z.infer<typeof runtimeConfigSchema>;

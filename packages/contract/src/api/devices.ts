@@ -20,7 +20,7 @@ const imei = z
  */
 export const dashboardQuerySchema = z.object({ timeZone: timeZoneSchema.optional() });
 
-/** `homeData.php` (spec §3 Dashboard response). */
+/** `homeData.php`: the Dashboard's figures. */
 export const homeDataResponseSchema = z.object({
   status: z.literal('success'),
   total_device: z.number().int(),
@@ -43,7 +43,7 @@ export const dashboardChartsSchema = z.object({
  * Where one setting of a device's state stands (Device Details beside its desired and reported values):
  * - `IN_EFFECT`: the device reports the desired value (an enrolled or a released device);
  * - `PENDING`: an enrolled device does not report it yet, and the server is bringing it there (its command
- *   is on its way, or the reconcile sends one on the device's next report: design.md §4);
+ *   is on its way, or the reconcile sends one on the device's next report: device-protocol.md §7);
  * - `ON_REGISTRATION`: a de-enrolled (formatted) device: its agent is gone, nothing is sent to it and what
  *   it last reported no longer holds; the desired value is applied again when it registers again
  *   (device-protocol.md "Registering again": the desired state is kept, the reconcile re-applies it).
@@ -72,7 +72,7 @@ export function settingStandings(
   return Object.fromEntries(keys.map((key) => [key, standing(key)])) as DeviceStandings;
 }
 
-/** A device record (spec §3) with the state the console shows beside it. */
+/** A device record with the state the console shows beside it. */
 export const deviceRecordSchema = z.object({
   imei1: z.string(),
   imei2: z.string().nullable(),
@@ -110,7 +110,7 @@ export const deviceDetailsResponseSchema = z.object({
   message: z.string().optional(),
 });
 
-/** Spec §3 Registration row. */
+/** A row of the Registrations report. */
 export const registrationRowSchema = z.object({
   imei1: z.string(),
   imei2: z.string().nullable(),
@@ -126,7 +126,7 @@ export const registrationRowSchema = z.object({
 });
 export type RegistrationRow = z.infer<typeof registrationRowSchema>;
 
-/** Spec §3 De-enroll row. */
+/** A row of the De-enroll report. */
 export const deenrollRowSchema = z.object({
   imei1: z.string(),
   imei2: z.string().nullable(),
@@ -143,7 +143,7 @@ export const releaseRowSchema = z.object({
   createdat: z.string(),
 });
 
-/** Spec §3 Executed command row (raw `command`; the console shows `displayCommand(command)`). */
+/** An executed command row (raw `command`; the console shows `displayCommand(command)`). */
 export const executedCommandRowSchema = z.object({
   id: z.number().int(),
   date_and_time: z.string(),

@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { KEY_STATUSES, userLevelSchema } from '../roles';
 
 /**
- * Why a key is inactive: switched off by hand in Key Management, or with its owner's account (design.md
- * §5: a password reset or a disable deactivates the user's keys; a forced logout may).
+ * Why a key is inactive: switched off by hand in Key Management, or with its owner's account (a
+ * password reset or a disable deactivates the user's keys; a forced logout may).
  */
 export const KEY_DEACTIVATION_REASONS = [
   'manual',
@@ -13,7 +13,7 @@ export const KEY_DEACTIVATION_REASONS = [
 ] as const;
 export type KeyDeactivationReason = (typeof KEY_DEACTIVATION_REASONS)[number];
 
-/** An integrator API key as Key Management lists it (spec §3 API key). The key itself is never listed. */
+/** An integrator API key as Key Management lists it. The key itself is never listed. */
 export const apiKeySchema = z.object({
   id: z.number().int(),
   key_name: z.string(),

@@ -1,5 +1,5 @@
 /**
- * Loans and payments (issue 19; README § Loans and payments): an ADMIN or SUPERADMIN (in the console, or
+ * Loans and payments (docs/features.md § Loans and payments): an ADMIN or SUPERADMIN (in the console, or
  * with a key) imports loan schedules and records payments; anyone who may open Device Details reads a
  * device's loan. Amounts are sent as decimal text in the loan's currency and answered in minor units
  * (`*Minor`, integers) with the currency, which `formatAmount` turns back into text.

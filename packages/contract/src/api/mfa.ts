@@ -43,7 +43,7 @@ export const mfaChallengeSchema = z.object({
 });
 export type MfaChallenge = z.infer<typeof mfaChallengeSchema>;
 
-/** login.php answers the session of spec §3 as before, or the second step. */
+/** login.php answers the session as before, or the second step. */
 export const loginAnswerSchema = z.union([sessionSchema, mfaChallengeSchema]);
 export type LoginAnswer = z.infer<typeof loginAnswerSchema>;
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 export const forgotPasswordRequestSchema = z.object({ email: z.string().trim().max(254) });
-/** design.md §3.1: the token is mailed, never returned; `token` is absent. */
+/** The reset token is mailed, never returned; `token` is absent. */
 export const forgotPasswordResponseSchema = z.object({ status: z.literal('success'), message: z.string() });
 
 export const resetPasswordRequestSchema = z.object({
@@ -9,5 +9,5 @@ export const resetPasswordRequestSchema = z.object({
   newPassword: z.string().max(1024),
 });
 
-/** Password reset tokens live 30 minutes (design.md §3.1). */
+/** Password reset tokens live 30 minutes. */
 export const RESET_TOKEN_TTL_MS = 30 * 60_000;

@@ -21,7 +21,7 @@ export const USER_MESSAGES = {
   invalidEmail: 'Enter a valid email address',
 } as const;
 
-/** A console user as `getUsers.php` lists it (spec §3 Console user). */
+/** A console user as `getUsers.php` lists it. */
 export const consoleUserSchema = z.object({
   id: z.number().int(),
   email: z.string(),

@@ -1,6 +1,7 @@
 /**
- * Webhooks (an addition to the spec, README deviations): an ADMIN or SUPERADMIN registers endpoints that
- * receive events signed as the Standard Webhooks specification says (docs/operations.md § Webhooks).
+ * Webhooks (an addition to the spec: docs/features.md § Deviations from the spec, point 14): an ADMIN or
+ * SUPERADMIN registers endpoints that receive events signed as the Standard Webhooks specification says
+ * (docs/operations.md § Webhooks).
  */
 import { z } from 'zod';
 

@@ -1,8 +1,7 @@
 /**
- * The batch CSV of IMEI commands (spec §3 "Batch CSV for IMEI commands", §5 "Batch CSV (IMEI types)"):
- * the same validator in the console and on the server. Papa Parse streams the file in chunks (a File or
- * Blob in the browser, a Node readable stream or a string anywhere), and a small synchronous core checks
- * the rows as they arrive, so a million-row file never sits in memory as parsed rows.
+ * The batch CSV of IMEI commands: the same validator in the console and on the server. Papa Parse streams the
+ * file in chunks (a File or Blob in the browser, a Node readable stream or a string anywhere), and a small
+ * synchronous core checks the rows as they arrive, so a million-row file never sits in memory as parsed rows.
  *
  * Rules, with the spec's exact messages (MESSAGES):
  * - the file's type is text/csv, or what browsers report for a .csv file (application/vnd.ms-excel, or an
@@ -24,7 +23,7 @@ import { FORMULA_START } from './formula';
 import { InvalidRowList, REPORT_TRUNCATION } from './invalidRows';
 import { type CsvInput, type CsvReadable, loadPapa, parseCsvRows } from './stream';
 
-/** Spec §3 Invalid row. */
+/** An invalid row, as the error report lists it. */
 export interface InvalidRow {
   /** The row's line in the file (the header is line 1). */
   line: number;
@@ -170,7 +169,7 @@ export async function validateImeiCsv(
   return validator.result();
 }
 
-/** Spec §3 Error report CSV: its file name and columns. */
+/** The error report CSV: its file name and columns. */
 export const ERROR_REPORT_FILE_NAME = 'incorrect_data.csv';
 export const ERROR_REPORT_COLUMNS = ['Sno', 'Incorrect Data', 'Error Message'] as const;
 

@@ -1,6 +1,6 @@
 /**
- * The loans CSV (README § Loans and payments): one row per instalment, in the style of the spec's batch
- * files. The same validator runs in the console before the upload and on the server.
+ * The loans CSV (docs/features.md § Loans and payments): one row per instalment, in the style of the
+ * batch files. The same validator runs in the console before the upload and on the server.
  *
  * - Headers `loan_ref, imei, customer_name, currency, instalment_no, due_date, amount`, in that order
  *   (case-insensitive), else the one row 'Invalid Headers' (data 'headers not matched', line 1), or what is

@@ -1,10 +1,10 @@
 /**
- * The Notify batch CSV (spec §3 Notify CSV columns, §5 Notify CSV): headers sno, name, imei1, amount,
+ * The Notify batch CSV: headers sno, name, imei1, amount,
  * date, template in that order; each row has 6 columns; the IMEI has 15 digits; the template is Pre,
  * Post or Due; the amount a number with up to 2 decimals; the date DD/MM/YYYY. A row's errors are
  * reported together as 'Incorrect fields: …'. A valid row's header and message come from `notifyMessage`.
  *
- * The single form's date rule (spec §5 Notify single form) holds for a file too: a Pre row is dated
+ * The Notify single form's date rule holds for a file too: a Pre row is dated
  * today or later, a Post row today or earlier, a Due row today. "Today" is the operator's day, a
  * YYYY-MM-DD passed as `today`: the console leaves it out (the browser's own day), the server passes
  * the day in the operator's time zone (or REPORT_TIMEZONE). Without that rule a file sent "…is due on

@@ -1,6 +1,6 @@
 /**
- * The payments CSV (README § Loans and payments): `payment_ref, loan_ref, amount, paid_at`, one payment per
- * row, in the style of the spec's batch files, checked the same way in the console and on the server.
+ * The payments CSV (docs/features.md § Loans and payments): `payment_ref, loan_ref, amount, paid_at`, one
+ * payment per row, in the style of the batch files, checked the same way in the console and on the server.
  *
  * - Headers in that order (case-insensitive), else 'Invalid Headers' (or the file's format problem).
  * - Each row has 4 columns; its field errors are reported together as 'Incorrect fields: …': the two

@@ -1,7 +1,8 @@
 /**
- * The request/response envelope of design.md §2: `{payload, transactionId}` where `transactionId` is a
- * random 16-byte id written as hex and used as the AES-256-CBC IV, and `payload` is the base64 ciphertext
- * of the JSON body. It is wire compatibility, not security (TLS and server-side sessions are).
+ * The request/response envelope (docs/adr/0002-sessions-and-envelope.md): `{payload, transactionId}` where
+ * `transactionId` is a random 16-byte id written as hex and used as the AES-256-CBC IV, and `payload` is the
+ * base64 ciphertext of the JSON body. It is wire compatibility, not security (TLS and server-side sessions
+ * are).
  */
 import { z } from 'zod';
 

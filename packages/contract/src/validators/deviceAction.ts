@@ -1,7 +1,7 @@
 import { DEVICE_ACTIONS } from '../commands';
 import { MESSAGES } from '../messages';
 
-/** Spec §5 Device action: typing is limited to a prefix of ALL or up to 15 digits. */
+/** Device action: typing is limited to a prefix of ALL or up to 15 digits. */
 export function deviceActionTypingError(value: string): string | null {
   if (value === '') return null;
   if (/^\d{1,15}$/.test(value)) return null;
@@ -9,7 +9,7 @@ export function deviceActionTypingError(value: string): string | null {
   return MESSAGES.deviceActionTyping;
 }
 
-/** Spec §5 Device action on submit: IMEI of 15 digits or ALL; action required and REBOOT or UPDATE. */
+/** Device action on submit: IMEI of 15 digits or ALL; action required and REBOOT or UPDATE. */
 export function validateDeviceAction(form: { imei: string; action: string }): string | null {
   const imei = form.imei.trim();
   if (!/^\d{15}$/.test(imei) && imei.toUpperCase() !== 'ALL') return MESSAGES.deviceActionImei;
@@ -18,7 +18,7 @@ export function validateDeviceAction(form: { imei: string; action: string }): st
   return null;
 }
 
-/** Spec §5 Single IMEI inputs: numeric, required, 100000000000000–999999999999999. */
+/** Single IMEI inputs: numeric, required, 100000000000000–999999999999999. */
 export function validateSingleImei(value: string): string | null {
   const trimmed = value.trim();
   if (!/^\d+$/.test(trimmed)) return MESSAGES.imeiHint;

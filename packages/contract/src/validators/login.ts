@@ -5,7 +5,7 @@ export interface LoginForm {
   password: string;
 }
 
-/** Spec §5 Login: email-or-phone and password are required. Returns the message to show, or null. */
+/** Login: email-or-phone and password are required. Returns the message to show, or null. */
 export function validateLoginForm(form: LoginForm): string | null {
   if (form.email.trim() === '' || form.password === '') return MESSAGES.loginRequired;
   return null;

@@ -6,14 +6,14 @@ export function isEmail(value: string): boolean {
   return EMAIL.test(value.trim());
 }
 
-/** Spec §5 Add user / Edit user: the email must end with one of the allowed company domains. */
+/** Add user / Edit user: the email must end with one of the allowed company domains. */
 export function validateEmailDomain(email: string, allowedDomains: readonly string[]): string | null {
   const value = email.trim().toLowerCase();
   const domain = value.split('@').pop() ?? '';
   return isEmail(value) && allowedDomains.includes(domain) ? null : MESSAGES.invalidEmailDomain;
 }
 
-/** Spec §5: phone is exactly 10 digits. */
+/** The phone is exactly 10 digits. */
 export function validatePhone(phone: string): string | null {
   return /^\d{10}$/.test(phone.trim()) ? null : MESSAGES.invalidPhone;
 }

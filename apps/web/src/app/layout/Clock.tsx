@@ -3,7 +3,7 @@ import { useEffect, useState } from 'react';
 import { formatLocalDateTime } from '../../lib/datetime';
 import { LABELS } from '../../lib/labels';
 
-/** The live clock of the layout (spec §2), ticking every second. */
+/** The live clock of the layout's top bar, ticking every second. */
 export function Clock() {
   const [now, setNow] = useState(() => new Date());
   useEffect(() => {

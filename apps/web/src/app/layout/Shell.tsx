@@ -1,6 +1,6 @@
 /**
- * The signed-in layout (spec §2): top bar with the product label and clock, red expiry notice, sidebar.
- * Its first tab stop is 'Skip to main content' (issue 17.11), which moves the focus past the top bar
+ * The signed-in layout: top bar with the product label and clock, red expiry notice, sidebar.
+ * Its first tab stop is 'Skip to main content' (WCAG 2.2 AA), which moves the focus past the top bar
  * and the sidebar to the main region.
  */
 import { MESSAGES } from '@lendlock/contract';

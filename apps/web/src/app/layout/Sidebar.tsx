@@ -3,7 +3,7 @@ import { NavLink, ScrollArea } from '@mantine/core';
 import { Link, useLocation } from 'react-router';
 import { useSession } from '../session/useSession';
 
-/** The left menu for a user level, in the contract's order (spec §2). */
+/** The left menu for a user level, in the contract's order (SIDEBAR). */
 export function Sidebar({ level, onNavigate }: { level: string; onNavigate?: () => void }) {
   const { pathname } = useLocation();
   // Key Management shows for a USER holding its permission (ADMIN and SUPERADMIN always).

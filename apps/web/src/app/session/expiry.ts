@@ -1,7 +1,7 @@
 import { isSessionExpired, type SessionStore } from './store';
 
 /**
- * Spec §4: a timer checks the expiry every `intervalMs` (config.sessionCheckIntervalMs, 1 s); once it is
+ * A timer checks the expiry every `intervalMs` (config.sessionCheckIntervalMs, 1 s); once it is
  * reached the session is removed, noted as expired (/login says so), and `onExpired` runs (the app
  * navigates to /login). Returns a stop function.
  */

@@ -1,9 +1,10 @@
 /**
- * The signed-in session (spec §3/§4) in memory, mirrored to localStorage as an envelope.
+ * The signed-in session (what login.php answers, and its expiry) in memory, mirrored to localStorage
+ * as an envelope.
  * `userSession` holds `{payload, transactionId}` sealed with the envelope codec; `expiry` holds the
  * expiry on its own. Components read the in-memory copy through `useSession` (useSyncExternalStore).
  * A session that ended under the user (the server's 401, the expiry) leaves a note of why, and of what
- * they were sending, which /login shows until the next sign-in (issue 17.5).
+ * they were sending, which /login shows until the next sign-in: no silent exits.
  */
 import {
   type Session,

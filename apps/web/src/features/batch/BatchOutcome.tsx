@@ -1,5 +1,5 @@
 /**
- * A finished batch (spec §2, §4.3): the processing time in ms, the summary (total, valid, invalid, found,
+ * A finished batch: the processing time in ms, the summary (total, valid, invalid, found,
  * not found), and its results (BatchResults): read from the server a page at a time, with the reason
  * beside 'not found', and Download CSV (imei_data.csv, or the Notify results named after the uploaded
  * file), streamed by the server.
@@ -23,7 +23,7 @@ export function BatchOutcome({ batch, kind }: { batch: BatchProgress; kind: Batc
   );
 }
 
-/** The summary of spec §2: total, valid, invalid, found, not found. */
+/** The batch summary: total, valid, invalid, found, not found. */
 export function BatchSummary({ batch }: { batch: BatchProgress }) {
   return (
     <SimpleGrid cols={{ base: 3, sm: 5 }} spacing="xs" data-testid="batch-summary">

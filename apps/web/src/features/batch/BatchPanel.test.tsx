@@ -1,6 +1,6 @@
 // @vitest-environment happy-dom
 /**
- * The batch card as the operator sees it (spec §2, §4), rendered with Testing Library over a fake API
+ * The batch card as the operator sees it, rendered with Testing Library over a fake API
  * client: a valid CSV uploaded with the bulk script and followed under the executing overlay (Pause
  * calls the server), a refused upload alerted with the server's message, and an incomplete batch shown
  * as the resume card on opening (New Batch discards it). The file is validated in-thread here, with the

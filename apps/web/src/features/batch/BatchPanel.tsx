@@ -1,6 +1,6 @@
 /**
- * The batch part of every command screen (spec §2, §4 batch run; design.md §3.3: the batch runs on the
- * server as a durable job), driven by the command's definition:
+ * The batch part of every command screen (the batch runs on the server as a durable job), driven by the
+ * command's definition:
  * 1. a CSV is validated in a Web Worker with the contract's validator (IMEI or Notify), under 'Please wait
  *    while we evaluate this batch...', showing the file's name, size and read time, or its invalid rows
  *    with incorrect_data.csv; Graded Disable App needs its grade before the file selector is enabled;
@@ -83,7 +83,7 @@ export function BatchPanel({ definition }: { definition: CommandDefinition }) {
   const [preview, setPreview] = useState<{ file: File; rows: NotifyRow[] } | null>(null);
   const [failure, setFailure] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
-  /** How much of the file being uploaded was sent (issue 17.10). */
+  /** How much of the file being uploaded was sent. */
   const [sent, setSent] = useState<UploadProgress | null>(null);
 
   const follow = (batch: BatchProgress) => {

@@ -1,6 +1,6 @@
 // @vitest-environment happy-dom
 /**
- * A batch's results as the operator reads them (issue 17.2, 17.3), over a fake API client: the first page
+ * A batch's results as the operator reads them, over a fake API client: the first page
  * shows after one results call (never the whole batch first), each not found row with its reason; the
  * Show select asks the server for that selection; Download CSV fetches the server's stream of the same
  * selection; an empty selection says there is nothing to download.

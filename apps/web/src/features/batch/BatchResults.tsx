@@ -1,5 +1,5 @@
 /**
- * A batch's per-IMEI results (spec §2 results table, issue 17.3): a selection at a time (all rows, found,
+ * A batch's per-IMEI results table: a selection at a time (all rows, found,
  * not found, or not found for one reason), read from the server in pages of RESULT_PAGE_ROWS by S.No. as
  * the table scrolls, so the first rows of a 200,000-row batch show after one page instead of after all
  * of them; the rows in a 350 px virtual table with the reason beside 'not found'; and Download CSV, the

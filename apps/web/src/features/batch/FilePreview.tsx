@@ -1,5 +1,5 @@
 /**
- * Enable Notification's File Preview (spec §2): before a Notify batch is uploaded, its rows with their
+ * Enable Notification's File Preview: before a Notify batch is uploaded, its rows with their
  * generated header and message, in a body at most 300 px high, with Cancel and Submit.
  */
 import type { NotifyRow } from '@lendlock/contract';

@@ -1,10 +1,10 @@
 // @vitest-environment happy-dom
 /**
- * The resume card (spec §4.4) as the operator sees it: 'Incomplete Batch Available' with the file name
+ * The resume card as the operator sees it: 'Incomplete Batch Available' with the file name
  * and the last processed IMEI, the server's reason when it paused the batch itself, Cancel only where
- * the spec has it; and, in the batch panel over a fake API client, Process resuming after the last
- * processed IMEI — or alerting 'This batch cannot be processed…' and resuming nothing when that IMEI is
- * not among the processed results.
+ * the feature offers it (not on Notify or Set Wallpaper); and, in the batch panel over a fake API
+ * client, Process resuming after the last processed IMEI — or alerting 'This batch cannot be
+ * processed…' and resuming nothing when that IMEI is not among the processed results.
  */
 import {
   type BatchProgress,

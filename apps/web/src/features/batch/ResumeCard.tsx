@@ -1,5 +1,5 @@
 /**
- * Spec §4.4: a batch that stopped before its end (Pause, or its server stopped) shows 'Incomplete Batch
+ * A batch that stopped before its end (Pause, or its server stopped) shows 'Incomplete Batch
  * Available' with the file name and the last processed IMEI. Process resumes it after that IMEI; Cancel
  * (absent on Notify and Set Wallpaper) hides the card for now; New Batch discards it. A batch the server
  * paused because its owner lost standing shows the reason.

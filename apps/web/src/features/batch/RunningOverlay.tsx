@@ -1,5 +1,5 @@
 /**
- * Spec §4.3: while a batch uploads and runs, 'Please Wait while we are executing this batch...' over the
+ * While a batch uploads and runs, 'Please Wait while we are executing this batch...' over the
  * panel, with a progress bar (processed of valid rows, read every 500 ms) and a Pause button. The batch
  * runs on the server: closing the tab does not stop it.
  */
@@ -20,7 +20,7 @@ export function RunningOverlay({
   visible: boolean;
   /** The batch's progress; undefined while the file uploads. */
   progress: BatchProgress | undefined;
-  /** While the file uploads: how much of it was sent (issue 17.10). */
+  /** While the file uploads: how much of it was sent. */
   sent: Sent | null;
   onPause: () => void;
   pausing: boolean;

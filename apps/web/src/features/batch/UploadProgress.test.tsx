@@ -1,6 +1,6 @@
 // @vitest-environment happy-dom
 /**
- * Issue 17.10: while a batch CSV uploads, the batch panel shows how much of it was sent, as a named
+ * While a batch CSV uploads, the batch panel shows how much of it was sent, as a named
  * progress bar and as MB and percent, from the client's upload progress; the batch's own progress takes
  * its place once the server answered. The fake client reports the bytes sent and holds the upload open.
  */

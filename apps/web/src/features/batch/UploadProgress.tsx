@@ -1,5 +1,5 @@
 /**
- * Issue 17.10: while a batch CSV uploads, how much of it has been sent, as a progress bar named
+ * While a batch CSV uploads, how much of it has been sent, as a progress bar named
  * 'Upload progress' (role progressbar, its percent as value) and as '2.5 MB of 5.0 MB sent (50%)'.
  */
 import { Progress, Text } from '@mantine/core';

@@ -1,5 +1,5 @@
 /**
- * The batch panel's decisions, pure (spec §4 batch run): which CSV a command takes, what it uploads
+ * The batch panel's decisions, pure: which CSV a command takes, what it uploads
  * beside the file, what the panel shows for a batch's phase, what the resume card offers and whether a
  * stopped batch can be resumed, and the progress figures.
  */
@@ -15,7 +15,7 @@ export const batchKind = (definition: Pick<CommandDefinition, 'input'>): BatchKi
 export type BatchGrade = 'level1' | 'level2';
 
 /**
- * The multipart `level` (spec §7): the grade for Graded Disable App, `default` for the credit scripts,
+ * The multipart `level`: the grade for Graded Disable App, `default` for the credit scripts,
  * nothing otherwise.
  */
 export function uploadLevel(
@@ -27,7 +27,7 @@ export function uploadLevel(
   return undefined;
 }
 
-/** What the resume card offers (spec §4.4). */
+/** What the resume card offers. */
 export interface ResumeOptions {
   /** Cancel (hide the card for now) is absent on Notify and Set Wallpaper. */
   cancel: boolean;
@@ -82,7 +82,7 @@ export function lastImeiWindow(progress: Pick<BatchProgress, 'processed'>): {
 }
 
 /**
- * Spec §4.4 Process: a batch resumes after its last processed IMEI, which must be among its processed
+ * Process: a batch resumes after its last processed IMEI, which must be among its processed
  * results; a batch that processed nothing yet resumes from the start.
  */
 export function canResume(
@@ -99,7 +99,7 @@ export function progressPercent(progress: Pick<BatchProgress, 'processed' | 'val
   return Math.min(100, Math.max(0, (progress.processed / progress.valid) * 100));
 }
 
-/** The summary of spec §2 (total, valid, invalid, found, not found), in that order. */
+/** The batch summary (total, valid, invalid, found, not found), in that order. */
 export function batchSummary(
   progress: Pick<BatchProgress, 'total' | 'valid' | 'invalid' | 'found' | 'notFound'>,
 ): { key: 'total' | 'valid' | 'invalid' | 'found' | 'notFound'; value: number }[] {

@@ -1,6 +1,6 @@
 /**
- * The columns of the results table (spec §2: S.No., IMEI, Status, and the Reason of a not found row:
- * issue 17.2) and of the Notify File Preview.
+ * The columns of the results table (S.No., IMEI, Status, and the Reason of a not found row, which says
+ * why) and of the Notify File Preview.
  */
 import { type BatchResult, type NotifyRow, notifyMessage, resultReason } from '@lendlock/contract';
 import type { VirtualColumn } from '../../components/columns';

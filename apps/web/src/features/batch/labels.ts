@@ -4,7 +4,7 @@
  */
 export const BATCH_LABELS = {
   title: 'Batch Upload',
-  /** A batch upload in words, for /login's 'Not sent: …' when the session ended (issue 17.5). */
+  /** A batch upload in words, for /login's 'Not sent: …' when the session ended. */
   uploadInWords: (screen: string, fileName: string) => `${screen} batch of ${fileName}`,
   chooseFile: 'Upload CSV',
   /** Not 'Grade': the single form of Graded Disable App has that field beside this one. */
@@ -45,7 +45,7 @@ export const BATCH_LABELS = {
   notification: 'Notification',
   notProcessed: 'not processed',
   reason: 'Reason',
-  // The results of a batch, a selection at a time (issue 17.3)
+  // The results of a batch, a selection at a time
   show: 'Show',
   filterAll: 'All rows',
   filterFound: 'Found',

@@ -1,5 +1,5 @@
 /**
- * The batch downloads (spec §9, with the reason beside 'not found': issue 17.2): imei_data.csv (S.No.,
+ * The batch downloads (with the reason beside 'not found'): imei_data.csv (S.No.,
  * IMEI, Status, Reason) for the IMEI commands; for Notify a CSV named after the uploaded file with S.No,
  * Name, IMEI1, Amount, Date, Template, My Header, Notification, Device Available, Reason. The server
  * streams them (`exportBatchResults`); the console writes only Set Wallpaper's `{file}_processed.csv`

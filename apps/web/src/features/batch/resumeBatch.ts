@@ -1,5 +1,5 @@
 /**
- * Process on the resume card (spec §4.4): on Set Wallpaper the already-processed IMEIs are first saved as
+ * Process on the resume card: on Set Wallpaper the already-processed IMEIs are first saved as
  * `{file}_processed.csv` ('No data to download.' when there are none); then the batch resumes after its
  * last processed IMEI, unless that IMEI is not among its processed results ('This batch cannot be
  * processed, please start a new batch or cancel this batch').

@@ -1,5 +1,5 @@
 /**
- * Device Details' failed automated actions (issue 25): the collections LOCK, UNLOCK or RELEASE commands
+ * Device Details' failed automated actions: the collections LOCK, UNLOCK or RELEASE commands
  * this device reported failed, each Retrying (n of N) or Failed, with why and when the next attempt is due.
  * For ADMIN and SUPERADMIN (a USER sees nothing: collections are theirs); shown only when there is one.
  */

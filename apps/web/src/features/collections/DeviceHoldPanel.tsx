@@ -1,5 +1,5 @@
 /**
- * Device Details' collections hold (issue 19): whether collections may act on this device, and for an
+ * Device Details' collections hold: whether collections may act on this device, and for an
  * ADMIN or SUPERADMIN a Hold (with a reason) or Remove hold. A USER sees nothing: holds are theirs.
  */
 import { Badge, Button, Card, Group, Stack, Text, Textarea, Title } from '@mantine/core';

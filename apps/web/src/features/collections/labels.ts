@@ -1,5 +1,5 @@
 /**
- * What the Collections screen and Device Details share (issue 19; not screens of the spec): the texts of
+ * What the Collections screen and Device Details share (not screens of the spec): the texts of
  * a per-device hold and of a failed automated action, and the failure text of a collections call. The server's own messages
  * (`COLLECTIONS_MESSAGES`) come from the contract through the calls' answers.
  */

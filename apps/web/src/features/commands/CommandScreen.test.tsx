@@ -1,6 +1,6 @@
 // @vitest-environment happy-dom
 /**
- * The command screen as the operator sees it (spec §2, §5, §8), rendered with Testing Library over a
+ * The command screen as the operator sees it, rendered with Testing Library over a
  * fake API client: the single form's hint, the call it makes, the exact success alert and the live
  * status that follows, the server's refusal alerted as-is, and Release's confirmation.
  */

@@ -1,5 +1,5 @@
 /**
- * The one command screen (spec §2): every screen with a row in COMMAND_DEFINITIONS (and the `batch`
+ * The one command screen: every screen with a row in COMMAND_DEFINITIONS (and the `batch`
  * alias of Set Wallpaper) renders this, driven by its row. Left the single form (when the row has one),
  * right the batch card, under them the live status of the last command sent; for a retailer user, the
  * dynamic action table.

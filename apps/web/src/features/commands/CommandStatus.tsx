@@ -1,5 +1,5 @@
 /**
- * The live status of a sent command (design.md §4): polls `/api/v2/commandStatus` every second until
+ * The live status of a sent command: polls `/api/v2/commandStatus` every second until
  * the device's own acknowledgement ends it, reading 'pending' → 'delivered' → 'executed' or 'failed',
  * as Knox Guard's "Locking…" and Fleet's "Lock pending" do.
  */

@@ -1,9 +1,9 @@
 /**
- * The dynamic action table (spec §2) for users whose session holds a retailer phone: per row an IMEI
+ * The dynamic action table for users whose session holds a retailer phone: per row an IMEI
  * and the DYNAMIC_ACTIONS buttons, each sending `locknotification.php` with the fixed client code
  * (`clientof`) and the retailer's number. The server acts only on that retailer's devices. Success
  * alerts '{action} App initiated successfully.'; a reply mentioning 'Authorization Failed' clears all
- * storage and goes to /login (spec §8).
+ * storage and goes to /login.
  */
 import { DYNAMIC_ACTIONS, dynamicActionSuccess, MESSAGES } from '@lendlock/contract';
 import { Button, Card, Group, Stack, Table, Text, TextInput, Title } from '@mantine/core';
@@ -52,7 +52,7 @@ export function DynamicActionTable({ retailerPhone }: { retailerPhone: string })
     onError: (error) => {
       const message = commandFailureText(error);
       if (message.includes(MESSAGES.authorizationFailed)) {
-        // Spec §8: this table clears all storage, not only the session.
+        // This table clears all storage, not only the session.
         window.localStorage.clear();
         window.sessionStorage.clear();
         sessions.clear();

@@ -1,5 +1,5 @@
 /**
- * The single form of every IMEI-only command, and of Graded Disable App (spec §2/§5): a grade select
+ * The single form of every IMEI-only command, and of Graded Disable App: a grade select
  * (Grade 1 = level1, Grade 2 = level2) that must be chosen before the IMEI input is enabled.
  */
 import { type CommandDefinition, GRADES } from '@lendlock/contract';

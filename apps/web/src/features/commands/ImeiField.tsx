@@ -2,7 +2,7 @@ import { TextInput } from '@mantine/core';
 import { imeiKeystroke } from './forms';
 import { COMMAND_LABELS } from './labels';
 
-/** Spec §5 single IMEI input: numeric, required, 15 digits; typing keeps digits only. */
+/** The single IMEI input: numeric, required, 15 digits; typing keeps digits only. */
 export function ImeiField({
   value,
   onChange,

@@ -1,5 +1,5 @@
 /**
- * Enable Notification's single form (spec §5): name, IMEI, template, amount and date, all required;
+ * Enable Notification's single form: name, IMEI, template, amount and date, all required;
  * the amount takes digits with up to 2 decimals and is written with 2 on blur; the date input is
  * disabled for Due Date (today); a missing template alerts 'Please select a template'. Submitting shows
  * the generated header and text (₹ amounts) for confirmation before anything is sent.

@@ -1,5 +1,5 @@
 /**
- * The pure side of the command screens' single forms (spec §5): IMEI typing and validate(), the graded
+ * The pure side of the command screens' single forms: IMEI typing and validate(), the graded
  * form, and the Enable Notification form (required fields, amount with up to 2 decimals formatted on
  * blur, template, date rules per template, the generated header and message).
  */
@@ -17,12 +17,12 @@ import { COMMAND_FORM_MESSAGES } from './labels';
 
 export type Grade = (typeof GRADES)[number]['value'];
 
-/** IMEI inputs take digits only, at most 15 (the rest of spec §5's rule is checked on submit). */
+/** IMEI inputs take digits only, at most 15 (the rest of the IMEI rule is checked on submit). */
 export function imeiKeystroke(value: string): string {
   return value.replace(/\D/g, '').slice(0, 15);
 }
 
-/** Spec §5 single IMEI input: the hint 'Please provide a 15 digit IMEI number' when it is not one. */
+/** The single IMEI input: the hint 'Please provide a 15 digit IMEI number' when it is not one. */
 export function validateImei(imei: string): string | null {
   return validateSingleImei(imei);
 }
@@ -85,7 +85,7 @@ export function localIsoDate(date: Date = new Date()): string {
   return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}`;
 }
 
-/** YYYY-MM-DD → DD/MM/YYYY, the spec's date format (§9) used in the notification text. */
+/** YYYY-MM-DD → DD/MM/YYYY, the date format of the notification text. */
 export function toDisplayDate(isoDate: string): string {
   const [year, month, day] = isoDate.split('-');
   return `${day}/${month}/${year}`;

@@ -34,7 +34,7 @@ export const COMMAND_LABELS = {
   rowAction: (label: string, index: number) => `${label} row ${index}`,
 } as const;
 
-/** The notify and graded single forms' own messages (spec §5 names the rules, not these texts). */
+/** The notify and graded single forms' own messages (our wording for the rules these forms check). */
 export const COMMAND_FORM_MESSAGES = {
   gradeRequired: 'Please select a grade.',
   nameRequired: 'Please enter the customer name.',

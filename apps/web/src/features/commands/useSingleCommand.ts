@@ -1,9 +1,9 @@
 /**
  * Sending a screen's single command: `locknotification.php` with the definition's action (or
  * `formattedDevice.php` for Formatted Device), the session email as `user`; on success the
- * definition's exact alert (spec §8), otherwise the server's message as-is. When the session turned
+ * definition's exact alert, otherwise the server's message as-is. When the session turned
  * out to have ended, nothing is alerted here: the console goes to /login, which says why and reports
- * the command not sent (issue 17.5).
+ * the command not sent.
  */
 import type { CommandDefinition, LockNotificationRequest } from '@lendlock/contract';
 import { useMutation } from '@tanstack/react-query';

@@ -1,5 +1,5 @@
 /**
- * Spec §5: an invalid batch CSV shows 'CSV contains incorrect format data.', an 'Invalid IMEI' section
+ * An invalid batch CSV shows 'CSV contains incorrect format data.', an 'Invalid IMEI' section
  * listing the invalid rows (line, error, data) and a downloadable incorrect_data.csv. The contract's
  * validator keeps the first 1,000 bad rows (each quoted to 200 characters) and counts the rest; the
  * screen and the file say so, exactly as the server's answer does.

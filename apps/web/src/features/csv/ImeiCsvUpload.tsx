@@ -1,5 +1,5 @@
 /**
- * The batch CSV picker (spec §4 batch run, steps 1 and 6): each new file resets the screen, is refused
+ * The batch CSV picker: each new file resets the screen, is refused
  * unless it is a CSV ('Only CSV files are allowed.'), is validated under the 'Please wait while we
  * evaluate this batch...' overlay, and shows its name, size in KB and read time in ms. An invalid file
  * lists its errors with incorrect_data.csv; a file with no data rows passes with a note and nothing to

@@ -17,7 +17,7 @@ export function downloadBlob(blob: Blob, fileName: string): void {
 
 /**
  * Saves text under `fileName`. A CSV starts with the UTF-8 byte order mark (once), so Excel reads it as
- * UTF-8 and shows '₹' and names in any script as they are (issue 17.9).
+ * UTF-8 and shows '₹' and names in any script as they are.
  */
 export function downloadText(text: string, fileName: string, type = 'text/csv;charset=utf-8'): void {
   const csv = type.startsWith('text/csv');

@@ -12,7 +12,7 @@ export function csvOutcome(
   return valid === 0 ? 'empty' : 'valid';
 }
 
-/** The file's size in KB, two decimals (spec §4.6 shows the size in KB). */
+/** The file's size in KB, two decimals, as the batch panel shows it. */
 export function formatSizeKb(bytes: number): string {
   return `${(bytes / 1024).toFixed(2)} KB`;
 }

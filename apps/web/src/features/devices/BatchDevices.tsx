@@ -1,8 +1,8 @@
 /**
  * The devices of an uploaded IMEI list (Device Details batch, Last Command Reports): looked up in lists
  * of up to 10,000; 'No valid device data found for uploaded IMEIs.' when none is known, 'An error occurred
- * while processing the uploaded file.' when the lookup fails (spec §8). The IMEIs no device has are listed
- * below the devices with their reason, 'not registered' (issue 17.2; another retailer's device reads the
+ * while processing the uploaded file.' when the lookup fails. The IMEIs no device has are listed
+ * below the devices with their reason, 'not registered' (another retailer's device reads the
  * same, so its existence is not revealed), instead of being left out.
  */
 import { BATCH_NOT_FOUND_REASONS, MESSAGES } from '@lendlock/contract';

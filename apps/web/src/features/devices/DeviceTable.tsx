@@ -1,5 +1,5 @@
 /**
- * The device list of Device Details and Last Command Reports (spec §2): S.No., Action (View Audit),
+ * The device list of Device Details and Last Command Reports: S.No., Action (View Audit),
  * IMEI 1, IMEI 2, Enrollment Status, Registration Status, App Version, App Type, Last Command, Created At.
  * Long lists are paged so a 10,000-device answer stays quick to render.
  */

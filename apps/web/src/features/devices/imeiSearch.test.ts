@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { needsImeiHint, searchableImei } from './imeiSearch';
 
-describe('searchableImei (spec §5: acts only on exactly 15 characters)', () => {
+describe('searchableImei (acts only on exactly 15 characters)', () => {
   it('gives the IMEI at exactly 15 digits', () => {
     expect(searchableImei('356938035643809')).toBe('356938035643809');
   });

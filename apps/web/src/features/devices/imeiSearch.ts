@@ -1,4 +1,4 @@
-/** Spec §5: the device search and the audit lookup act only on exactly 15 characters (a 15-digit IMEI). */
+/** The device search and the audit lookup act only on exactly 15 characters (a 15-digit IMEI). */
 const IMEI = /^\d{15}$/;
 
 /** The IMEI to look up for what is typed, or null (fewer or more than 15 characters, or not digits). */

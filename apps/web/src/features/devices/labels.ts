@@ -3,7 +3,7 @@ import { COLUMN_LABELS } from '@lendlock/contract';
 /** Texts of the device screens (Device Details, Last Command Reports, Device Version Detail). */
 export const DEVICE_LABELS = {
   ...COLUMN_LABELS,
-  // Device table (spec §2 Last Command Reports columns; Device Details shows the same), beside COLUMN_LABELS
+  // Device table (Last Command Reports columns; Device Details shows the same), beside COLUMN_LABELS
   enrollmentStatus: 'Enrollment Status',
   appVersion: 'App Version',
   appType: 'App Type',
@@ -65,13 +65,13 @@ export const DEVICE_LABELS = {
   confirmReject: (imei: string) => `Reject this registration request for ${imei}?`,
   // Last Command Reports
   uploadImeis: 'Upload a CSV of IMEIs',
-  // The uploaded IMEIs no device has (Device Details batch, Last Command Reports; issue 17.2)
+  // The uploaded IMEIs no device has (Device Details batch, Last Command Reports), listed with why
   notFoundTitle: (count: number) =>
     `Not found: ${count.toLocaleString('en-US')} ${count === 1 ? 'IMEI' : 'IMEIs'}`,
   notFoundReason: 'Reason',
 } as const;
 
-/** Labels of the device state settings (design.md §4 state model). */
+/** Labels of the device state settings (the contract's device state model). */
 export const STATE_LABELS = {
   locked: 'Locked',
   appsBlocked: 'Apps blocked',

@@ -1,6 +1,6 @@
 /**
- * Spec §2 Device Version Detail: S.No., App Version, No. of Device. Failure 'Cannot fetch the data now,
- * please try again'; no session 'User session not found'; an empty list 'No results found' (spec §8).
+ * Device Version Detail: S.No., App Version, No. of Device. Failure 'Cannot fetch the data now,
+ * please try again'; no session 'User session not found'; an empty list 'No results found'.
  */
 import { MESSAGES, type Screen } from '@lendlock/contract';
 import { Center, Loader, ScrollArea, Stack, Table, Text } from '@mantine/core';

@@ -1,6 +1,6 @@
 import { COLUMN_LABELS } from '@lendlock/contract';
 
-/** Texts of the Audit Report By IMEI screen (spec §2); its messages come from the contract's MESSAGES. */
+/** Texts of the Audit Report By IMEI screen; its messages come from the contract's MESSAGES. */
 export const AUDIT_LABELS = {
   ...COLUMN_LABELS,
   imei: 'IMEI',

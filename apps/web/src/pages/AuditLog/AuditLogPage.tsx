@@ -1,5 +1,5 @@
 /**
- * The SUPERADMIN's Audit Log (issue 9): search the append-only log by IMEI, user (email), action prefix
+ * The SUPERADMIN's Audit Log: search the append-only log by IMEI, user (email), action prefix
  * and From/To dates (whole days in the browser's time zone, which the search sends), see the rows newest
  * first in a 380 px virtualised table paged through the server's total, and Export the same search as the
  * server's xlsx, with progress while it streams.
@@ -48,7 +48,7 @@ import { AUDIT_LOG_LABELS as L } from './labels';
 import { useAuditExport } from './useAuditExport';
 
 const AUDIT_TABLE_COLUMNS = textColumns(AUDIT_LOG_COLUMNS, auditCells);
-/** Spec §9: result tables scroll at about 350 to 400 px. */
+/** Result tables scroll at about 350 to 400 px. */
 const AUDIT_TABLE_HEIGHT = 380;
 
 export default function AuditLogPage({ screen }: { screen: Screen }) {

@@ -1,4 +1,4 @@
-/** Texts of the SUPERADMIN's Audit Log screen (issue 9); its messages come from the contract's MESSAGES. */
+/** Texts of the SUPERADMIN's Audit Log screen; its messages come from the contract's MESSAGES. */
 export const AUDIT_LOG_LABELS = {
   formTitle: 'Search the audit log',
   imei: 'IMEI',

@@ -1,5 +1,5 @@
 /**
- * The Batches screen (issue 17.3, not a screen of the spec): every batch the user may see, newest first
+ * The Batches screen (not a screen of the spec): every batch the user may see, newest first
  * (a USER their own, of the screens they hold; ADMIN and SUPERADMIN also those of lower levels, as the
  * server decides), with its command, file, owner, counts, phase and times, read in pages as the list
  * scrolls. Open shows one batch (`?batch=<id>`, so the address can be kept): its facts, its summary and
@@ -27,7 +27,7 @@ import { BATCHES_LABELS as L } from './labels';
 
 /** Batches per list call. */
 const LIST_PAGE = 100;
-/** Spec §9: result tables scroll at about 350 to 400 px. */
+/** Result tables scroll at about 350 to 400 px. */
 const LIST_HEIGHT = 400;
 
 export default function BatchesPage({ screen }: { screen: Screen }) {

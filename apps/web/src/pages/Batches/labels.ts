@@ -1,4 +1,4 @@
-/** Texts of the Batches screen (issue 17.3); its messages come from the contract's MESSAGES. */
+/** Texts of the Batches screen; its messages come from the contract's MESSAGES. */
 export const BATCHES_LABELS = {
   intro:
     'Every batch you may see, newest first: your own, and as an ADMIN or SUPERADMIN those of lower levels. Open one to read or download its results.',

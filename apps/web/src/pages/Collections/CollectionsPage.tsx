@@ -1,5 +1,5 @@
 /**
- * Collections (/collections, /superadmin/collections; ADMIN and SUPERADMIN; issue 19, not a screen of
+ * Collections (/collections, /superadmin/collections; ADMIN and SUPERADMIN; not a screen of
  * the spec): Today's Plan with the kill switch and the recent runs, the policy with its dry run and
  * version history, the release approval queue, and the held devices. The tab is in the URL (?tab=), so
  * a tab can be linked to and survives a reload.

@@ -39,7 +39,7 @@ import { ACTION_LABELS, COLLECTIONS_LABELS as L } from './labels';
 import { actionCounts, haltText, PLAN_ITEM_COLUMNS, planItemCells, skipCounts } from './planView';
 
 const ITEM_COLUMNS = textColumns(PLAN_ITEM_COLUMNS, planItemCells);
-/** Spec §9: result tables scroll at about 350 to 400 px. */
+/** Result tables scroll at about 350 to 400 px. */
 const ITEMS_HEIGHT = 380;
 
 const FILTER_OPTIONS = [

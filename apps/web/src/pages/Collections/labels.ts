@@ -1,5 +1,5 @@
 /**
- * Headings, fields and buttons of the Collections screen (issue 19; not a screen of the spec). The
+ * Headings, fields and buttons of the Collections screen (not a screen of the spec). The
  * server's messages (saved, stopped, refused…) are the contract's COLLECTIONS_MESSAGES, shown as the
  * server sends them.
  */

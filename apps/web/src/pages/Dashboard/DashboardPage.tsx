@@ -1,5 +1,5 @@
 /**
- * Spec §2 Dashboard (/ and /superadmin): Total Devices, De-Enrolled Devices (re-registration required) and
+ * Dashboard (/ and /superadmin): Total Devices, De-Enrolled Devices (re-registration required) and
  * Today's Registration; the sample CSV downloads; Refresh Data; and charts of registrations per day,
  * commands by status and devices online.
  */

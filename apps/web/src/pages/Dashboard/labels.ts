@@ -1,4 +1,4 @@
-/** Texts of the Dashboard (spec §2). */
+/** Texts of the Dashboard. */
 export const DASHBOARD_LABELS = {
   totalDevices: 'Total Devices',
   deenrolled: 'De-Enrolled Devices (re-registration required)',

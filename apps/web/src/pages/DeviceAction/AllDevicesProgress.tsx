@@ -1,5 +1,5 @@
 /**
- * Progress of a device action sent to ALL (design.md §4: one command per enrolled device, each with its
+ * Progress of a device action sent to ALL (one command per enrolled device, each with its
  * own status): polls `/api/v2/batchStatus` every second while any device has not yet answered, showing
  * the total and the count per status.
  */

@@ -1,5 +1,5 @@
 /**
- * Device Action (spec §2/§5, /superadmin/deviceAction only): REBOOT or UPDATE to one IMEI or to ALL.
+ * Device Action (/superadmin/deviceAction only): REBOOT or UPDATE to one IMEI or to ALL.
  * Typing is limited to up to 15 digits or a prefix of ALL (a refused keystroke shows why); submitting
  * checks the IMEI and the action. 'Batch Process Without File upload' sends the action to ALL enrolled
  * devices and follows each device's answer.

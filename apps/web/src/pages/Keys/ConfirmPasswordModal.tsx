@@ -1,5 +1,5 @@
 /**
- * The Generate Key dialog: the signed-in user types the password again (design.md §5), so a session left
+ * The Generate Key dialog: the signed-in user types the password again, so a session left
  * open or stolen cannot mint a key that outlives it. The server's refusal (a wrong password, or too many
  * of them) stays in the dialog; nothing is generated until the password is right.
  */

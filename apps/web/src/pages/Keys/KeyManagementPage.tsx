@@ -1,8 +1,8 @@
 /**
- * Spec §2 Key Management (/keyManagement, /superadmin/keyManagement): key name, Generate Key (which asks
- * for the password again, design.md §5), the new key shown once with a copy button, and the table of keys
+ * Key Management (/keyManagement, /superadmin/keyManagement): key name, Generate Key (which asks
+ * for the password again), the new key shown once with a copy button, and the table of keys
  * (name, owner, status and why an inactive key is off, created, last used) with Activate/Deactivate. The
- * server guards it (design.md §3.4); a refusal says so in the page.
+ * server guards it too; a refusal says so in the page.
  */
 import type { ApiKey, Screen } from '@lendlock/contract';
 import { Badge, Button, Group, Stack, Table, Text, TextInput } from '@mantine/core';

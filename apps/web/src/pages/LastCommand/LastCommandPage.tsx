@@ -1,5 +1,5 @@
 /**
- * Spec §2 Last Command Reports (SUPERADMIN): a CSV of IMEIs (the batch CSV rules of spec §5), then each
+ * Last Command Reports (SUPERADMIN): a CSV of IMEIs (the batch CSV rules), then each
  * known device with its last command, and View Audit per row.
  */
 import type { Screen } from '@lendlock/contract';

@@ -1,9 +1,9 @@
 /**
- * Loans (/loans, /superadmin/loans; ADMIN and SUPERADMIN; not a screen of the spec, README § Loans and
- * payments): import a loans CSV and record a payments CSV the way the spec's batch screens take a file (read
- * and checked in the browser first, its errors listed with incorrect_data.csv; then sent, and the server's
- * refusal shown the same way: nothing is imported or recorded from a file with a bad row), record one
- * payment, and find a loan by IMEI or loan reference.
+ * Loans (/loans, /superadmin/loans; ADMIN and SUPERADMIN; not a screen of the spec, docs/features.md
+ * § Loans and payments): import a loans CSV and record a payments CSV the way the batch screens take a
+ * file (read and checked in the browser first, its errors listed with incorrect_data.csv; then sent,
+ * and the server's refusal shown the same way: nothing is imported or recorded from a file with a bad
+ * row), record one payment, and find a loan by IMEI or loan reference.
  */
 import {
   type ImportLoansResponse,

@@ -1,5 +1,5 @@
 /**
- * The result tables of a loaded report (spec §2): registrations with View Audit per row, de-enroll
+ * The result tables of a loaded report: registrations with View Audit per row, de-enroll
  * records, or a command's bulk-upload history (links to the uploaded files) and its executed commands.
  */
 import type { BulkHistoryRow, DeenrollRow, ExecutedCommandRow, RegistrationRow } from '@lendlock/contract';
@@ -89,7 +89,7 @@ function ResultCard<T>({
   );
 }
 
-/** Spec §9: result tables scroll at about 350 to 400 px. */
+/** Result tables scroll at about 350 to 400 px. */
 const REPORT_TABLE_HEIGHT = 380;
 
 /** The S.No. column: the row's position, from 1. */

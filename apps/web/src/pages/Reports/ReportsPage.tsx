@@ -1,5 +1,5 @@
 /**
- * Spec §2 Reports / Bulk Upload History Details: a tab per report, the Download reports form (StartDate,
+ * Reports / Bulk Upload History Details: a tab per report, the Download reports form (StartDate,
  * EndDate, and the registration filter on the Registrations tab), Submit (loads the tables), Cancel
  * (clears the form and the results), Download (the server's streamed xlsx of the tab, and on a command
  * tab its executed commands too, with progress while it streams) and View (shows or hides the tables).
@@ -83,7 +83,7 @@ export default function ReportsPage({ screen }: { screen: Screen }) {
     gcTime: 60_000,
   });
 
-  // Spec §8: the server's message, or 'Something went wrong.Please try again in sometime', is alerted,
+  // The server's message, or 'Something went wrong.Please try again in sometime', is alerted,
   // once per failure (not again when a tab that failed before is shown while it is asked again).
   const alertedAt = useRef(0);
   useEffect(() => {

@@ -27,7 +27,7 @@ const command = (raw: string, iface: 'S' | 'A' | 'B'): ExecutedCommandRow => ({
 });
 
 describe('executed command rows', () => {
-  it('show the display names of spec §3 and other commands unchanged', () => {
+  it('show renamed commands by their display names and other commands unchanged', () => {
     const shown = (raw: string) =>
       commandCells(command(raw, 'S'))[COMMAND_COLUMNS.findIndex((c) => c.title === REPORT_LABELS.command)];
     expect(shown('LOCKWALLPAPER')).toBe('SET WALLPAPER');

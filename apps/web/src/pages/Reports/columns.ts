@@ -1,7 +1,7 @@
 /**
- * The result tables' columns (spec §3 Registration, De-enroll, Bulk-upload history and Executed command
+ * The result tables' columns (Registration, De-enroll, Bulk-upload history and Executed command
  * rows): headings, widths and the text of each cell. Executed commands show their interface letter
- * (S, A, B) and the display names of spec §3 (LOCKWALLPAPER → SET WALLPAPER, …). Pure, so it is unit-tested.
+ * (S, A, B) and the contract's display names (LOCKWALLPAPER → SET WALLPAPER, …). Pure, so it is unit-tested.
  */
 import {
   type BulkHistoryRow,

@@ -1,6 +1,6 @@
 import { COLUMN_LABELS } from '@lendlock/contract';
 
-/** Texts of the Reports / Bulk Upload History Details screen (spec §2); its messages come from MESSAGES. */
+/** Texts of the Reports / Bulk Upload History Details screen; its messages come from MESSAGES. */
 export const REPORT_LABELS = {
   ...COLUMN_LABELS,
   formTitle: 'Download reports',
@@ -25,7 +25,7 @@ export const REPORT_LABELS = {
   viewAudit: 'View Audit',
 } as const;
 
-/** Spec §9 command interfaces, shown beside the letter. */
+/** The command interfaces (Single, API, Bulk), shown beside the letter. */
 export const INTERFACE_NAMES: Readonly<Record<string, string>> = {
   S: 'Single',
   A: 'API',

@@ -1,7 +1,7 @@
 /**
- * The Download reports form (spec §5 Report) as pure functions: its values, `validate()` with the
+ * The Download reports form as pure functions: its values, `validate()` with the
  * contract's rules and messages, the query it sends, which parts Download exports, and the message a
- * failure shows (spec §8 Report).
+ * failure shows.
  */
 import {
   type ExportPart,
@@ -63,7 +63,6 @@ export function exportParts(tab: ReportTab): ExportPart[] {
   return tab.kind === 'command' ? ['items', 'commands'] : ['items'];
 }
 
-/** Spec §8: the server's own message when it refused, else 'Something went wrong.Please try again in sometime'. */
 /**
  * The reason an uploaded file a history row links to is gone (410: deleted after UPLOAD_RETENTION, e.g.
  * 'This file was removed after 90 days (UPLOAD_RETENTION).'), shown in place of the link; null otherwise.
@@ -74,6 +73,7 @@ export function removedUploadMessage(error: unknown): string | null {
     : null;
 }
 
+/** The server's own message when it refused, else 'Something went wrong.Please try again in sometime'. */
 export function failureMessage(error: unknown): string {
   return refusalMessage(error, MESSAGES.reportFailure);
 }

@@ -1,7 +1,7 @@
 /**
- * Spec §2/§5 Add User: email, phone, password and permission checkboxes (sent as numbers); a SUPERADMIN
- * also chooses the level (issue 17.8). The pure validate() runs first; success is alerted ('User Added
- * successfully') and refreshes the table, a failure stays in the modal with the spec §8 text.
+ * Add User: email, phone, password and permission checkboxes (sent as numbers); a SUPERADMIN
+ * also chooses the level. The pure validate() runs first; success is alerted ('User Added
+ * successfully') and refreshes the table, a failure stays in the modal with its text (userForms.ts).
  */
 import { type AddUserRequest, MESSAGES } from '@lendlock/contract';
 import { Modal, PasswordInput, Stack, TextInput } from '@mantine/core';

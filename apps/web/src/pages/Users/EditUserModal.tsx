@@ -1,6 +1,6 @@
 /**
- * Spec §2/§5 Edit User: the email is read-only, phone and permissions change, and a SUPERADMIN may change
- * the level (issue 17.8; the user is then signed out). 'Please fill all required fields.' without a user
+ * Edit User: the email is read-only, phone and permissions change, and a SUPERADMIN may change
+ * the level (the user is then signed out). 'Please fill all required fields.' without a user
  * or email; success is alerted ('User updated successfully'), a failure stays in the modal ('Error saving
  * user. Please try again.' when the server gives no message).
  */

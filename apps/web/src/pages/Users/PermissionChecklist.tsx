@@ -1,5 +1,5 @@
 /**
- * The permission checkboxes of the Add and Edit modals (spec §6: server-defined id and permission_name),
+ * The permission checkboxes of the Add and Edit modals (server-defined id and permission_name),
  * for a USER: each named by its screen as the menu names it, without those that open nothing for a USER.
  * The value sent stays the server's id.
  */

@@ -1,5 +1,5 @@
 /**
- * Spec §2 User Management ('All User Details'), at /userManagement (ADMIN) and
+ * User Management ('All User Details'), at /userManagement (ADMIN) and
  * /superadmin/userManagement (SUPERADMIN): the users table, the Add User and Edit User modals.
  */
 import { type ConsoleUser, MESSAGES, type Screen } from '@lendlock/contract';

@@ -1,8 +1,8 @@
 /**
- * All User Details (spec §2): email, phone, permissions as a hover list, login status (click → confirm →
+ * All User Details: email, phone, permissions as a hover list, login status (click → confirm →
  * forced logout, then a second question: also deactivate the user's API keys?), user status icon (click →
  * confirm → enable/disable; disabling also switches the keys off on the server) and Edit. A toggle updates
- * the row at once and then reloads the list; its errors are alerted raw (spec §8). A row the viewer may
+ * the row at once and then reloads the list; its errors are alerted raw. A row the viewer may
  * not manage (an ADMIN's view of ADMIN and SUPERADMIN rows) shows its statuses without any control.
  */
 import { type ConsoleUser, canManage } from '@lendlock/contract';

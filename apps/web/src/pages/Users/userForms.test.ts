@@ -171,7 +171,7 @@ describe('permissions as the screen shows them', () => {
   });
 });
 
-describe('failure texts (spec §8)', () => {
+describe('failure texts', () => {
   const refused = new ApiError(409, {
     status: 'error',
     code: 'CONFLICT',

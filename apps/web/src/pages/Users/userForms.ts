@@ -1,7 +1,7 @@
 /**
  * The pure side of User Management: the Add and Edit modals' validate() (the contract's validators with
  * the runtime config's domains and password length), the request mapping (level, permission checkboxes →
- * ids), what a permission is called and which ones a USER is offered, the failure texts of spec §8 and
+ * ids), what a permission is called and which ones a USER is offered, the failure texts and
  * the screen's local update after a toggle.
  */
 import {
@@ -77,7 +77,7 @@ export function validateEditUser(
   return validateEditUserForm(draft, rules.allowedEmailDomains);
 }
 
-/** Checkbox values → the numbers the calls send (spec §5), each once, in the order checked. */
+/** Checkbox values → the numbers the calls send, each once, in the order checked. */
 export function toPermissionIds(values: readonly string[]): number[] {
   const ids = values.map(Number).filter((id) => Number.isInteger(id) && id > 0);
   return [...new Set(ids)];
@@ -133,18 +133,18 @@ export function editDraftOf(
 const serverMessageOf = (error: unknown): string | undefined =>
   error instanceof ApiError ? error.serverMessage : undefined;
 
-/** Spec §8 Add user: the server's message; 'Please try after sometime.' offline; else 'Error updating user.' */
+/** Add user: the server's message; 'Please try after sometime.' offline; else 'Error updating user.' */
 export function addUserFailureText(error: unknown): string {
   if (error instanceof NetworkError) return MESSAGES.tryAfterSometimeDot;
   return serverMessageOf(error) || MESSAGES.errorUpdatingUser;
 }
 
-/** Spec §8 Edit user: the server's message, or 'Error saving user. Please try again.' */
+/** Edit user: the server's message, or 'Error saving user. Please try again.' */
 export function editUserFailureText(error: unknown): string {
   return serverMessageOf(error) || MESSAGES.errorSavingUser;
 }
 
-/** Spec §8 "Status and login toggle errors: alerted raw": the server's message, else the error itself. */
+/** Status and login toggle errors are alerted raw: the server's message, else the error itself. */
 export function toggleFailureText(error: unknown): string {
   const message = serverMessageOf(error);
   if (message) return message;

@@ -1,5 +1,5 @@
 /**
- * Spec §2 Audit Report By IMEI: the IMEI input (prefilled from View Audit) acts at exactly 15 characters
+ * Audit Report By IMEI: the IMEI input (prefilled from View Audit) acts at exactly 15 characters
  * and clears the report otherwise; the search button alerts 'IMEI number must be exactly 15 digits.' on
  * anything else. Four sections (registration, released, de-enroll/re-registration, executed commands with
  * each command's live status, refreshed while any awaits its device), Print Report with a print layout,

@@ -54,7 +54,7 @@ const audit: AuditResponse = {
 };
 
 describe('the report on the screen (the contract’s auditTables in local time)', () => {
-  it('has the four sections of spec §2 in order', () => {
+  it('has the four sections in order: registration, released, de-enroll, commands', () => {
     expect(auditTables(audit).map((t) => t.title)).toEqual([
       'Registration Details',
       'Released Details',

@@ -6,7 +6,7 @@ import { type AuditResponse, type AuditTable, auditTables } from '@lendlock/cont
 import { isPendingStatus } from '../../../components/commandStatus';
 import { formatLocalDateTime } from '../../../lib/datetime';
 
-/** The four sections of spec §2 in order, as the screen and the print layout show them. */
+/** The report's four sections in order, as the screen and the print layout show them. */
 export function screenTables(audit: Omit<AuditResponse, 'status'>): AuditTable[] {
   return auditTables(audit, formatLocalDateTime);
 }

@@ -1,6 +1,6 @@
 /**
- * Spec §2 Forgot Password: the email field and 'Send Password Reset Email'. The server mails a link and
- * answers the same for every address (design.md §3.1), so the page never learns whether it exists.
+ * Forgot Password: the email field and 'Send Password Reset Email'. The server mails a link and
+ * answers the same for every address, so the page never learns whether it exists.
  */
 import { Anchor, Button, Stack, TextInput } from '@mantine/core';
 import { type FormEvent, useState } from 'react';

@@ -1,4 +1,4 @@
-/** The pure side of Forgot Password: validate() and the spec §8 "Password flows" failure texts. */
+/** The pure side of Forgot Password: validate() and the failure texts of the password flows. */
 import { MESSAGES, validateForgotPasswordForm } from '@lendlock/contract';
 import { ApiError } from '../../../api/client';
 

@@ -1,10 +1,10 @@
 /**
- * Spec §2/§5 Login, for `/login` and `/superadmin/login`: clears any stored session on load, validates
+ * Login, for `/login` and `/superadmin/login`: clears any stored session on load, validates
  * the form, and on success stores the session and goes home. Failures alert the server's message
- * (spec §8), a network failure 'Please try after sometime'. An account with two-factor authentication on
+ * as-is, a network failure 'Please try after sometime'. An account with two-factor authentication on
  * then gets the second step ('Enter the 6-digit code'); one that must set it up goes to /twoFactor.
  * After a session ended under its user (a forced logout, a disable, the expiry…) it says why, and names
- * the command that was not sent (issue 17.5).
+ * the command that was not sent: no silent exits.
  */
 import {
   MESSAGES,

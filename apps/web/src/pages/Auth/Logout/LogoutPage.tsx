@@ -1,4 +1,4 @@
-/** Spec §4 Logout (/logout, /superadmin/logout): end the session server-side, then clear and go to /login. */
+/** Logout (/logout, /superadmin/logout): end the session server-side, then clear and go to /login. */
 import { Center, Loader, Stack, Text } from '@mantine/core';
 import { useEffect, useRef } from 'react';
 import { useNavigate } from 'react-router';

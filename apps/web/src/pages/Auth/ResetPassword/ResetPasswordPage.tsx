@@ -1,6 +1,6 @@
 /**
- * Spec §2 Reset Your Password at /resetPassword/{token} (the token comes from the mailed link,
- * design.md §3.1): new and confirm password. On success it says so and goes to /login after 3 s.
+ * Reset Your Password at /resetPassword/{token} (the token comes from the mailed link, never from
+ * the server's answer): new and confirm password. On success it says so and goes to /login after 3 s.
  */
 import { Anchor, Button, PasswordInput, Stack } from '@mantine/core';
 import { type FormEvent, useEffect, useState } from 'react';

@@ -44,7 +44,7 @@ describe('Reset Your Password failure texts', () => {
     );
   });
 
-  it('redirects after the 3000 ms of spec §9', () => {
+  it('redirects to /login 3000 ms after a successful reset', () => {
     expect(RESET_REDIRECT_MS).toBe(3000);
   });
 });

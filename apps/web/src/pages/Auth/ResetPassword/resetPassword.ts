@@ -1,8 +1,8 @@
-/** The pure side of Reset Your Password: validate(), the failure text and the redirect delay (spec §9). */
+/** The pure side of Reset Your Password: validate(), the failure text and the redirect delay. */
 import { MESSAGES, validatePassword, validateResetPasswordForm } from '@lendlock/contract';
 import { ApiError } from '../../../api/client';
 
-/** Spec §9: the redirect to /login after a successful reset. */
+/** The redirect to /login after a successful reset, in ms. */
 export const RESET_REDIRECT_MS = 3000;
 
 export interface ResetPasswordDraft {

@@ -1,6 +1,6 @@
 /**
- * Spec §2 Device Details: a single IMEI search that fires at exactly 15 characters and clears the results
- * otherwise, and a batch CSV upload (spec §5 rules) looked up in lists; both show the device table with
+ * Device Details: a single IMEI search that fires at exactly 15 characters and clears the results
+ * otherwise, and a batch CSV upload (the batch CSV rules) looked up in lists; both show the device table with
  * View Audit. A single device also shows its current state, its pending commands, its identity (device
  * key and re-registration requests) and its loan (features/loans/LoanPanel.tsx).
  */

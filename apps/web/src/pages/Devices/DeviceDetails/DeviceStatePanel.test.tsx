@@ -1,5 +1,5 @@
 /**
- * Issue 25.10: the Current state panel of Device Details tells the truth. Rendered to HTML with Mantine
+ * The Current state panel of Device Details tells the truth. Rendered to HTML with Mantine
  * (the web project runs in Node with no DOM) from device records as the server answers them (standings
  * by the contract's settingStandings): an enrolled device's unreported setting is Pending; a de-enrolled
  * one has nothing pending, shows what it last reported and what is re-applied when it registers again;

@@ -1,6 +1,6 @@
 /**
  * The device's state beside what the server wants of it, with each setting's standing as the server
- * reports it (contract settingStandings: pending until the device says so, design.md §4; nothing pending
+ * reports it (contract settingStandings: pending until the device says so; nothing pending
  * for a de-enrolled or released device).
  */
 import type { DeviceRecord, DeviceState, SettingStanding } from '@lendlock/contract';
@@ -15,7 +15,7 @@ export interface StateRow {
   standing: SettingStanding | null;
 }
 
-/** Spec §9 grades: level1 = Grade 1, level2 = Grade 2. */
+/** The grades: level1 = Grade 1, level2 = Grade 2. */
 export const GRADE_LABELS = { level1: 'Grade 1', level2: 'Grade 2' } as const;
 
 /** The badge of each standing: its text and colour. */

@@ -1,7 +1,7 @@
 import { MESSAGES } from '@lendlock/contract';
 import { Alert } from '@mantine/core';
 
-/** Spec §2 unauthorised page: shown in place of a screen the user has no permission for. */
+/** The unauthorised page: shown in place of a screen the user has no permission for. */
 export function UnauthorisedPage() {
   return (
     <Alert color="red" role="alert" data-testid="unauthorised">
