@@ -13,7 +13,7 @@ import {
 } from '@lendlock/contract';
 import type { Kysely } from 'kysely';
 import { credentialsLine } from './bootstrap';
-import { ConfigError, loadConfig } from './config';
+import { type Config, ConfigError, loadConfig } from './config';
 import { AppError } from './core/errors';
 import { openDatabase } from './db/database';
 import { prepareSchema } from './db/roles';
@@ -26,6 +26,13 @@ import {
   SecretsKeyError,
   writeSecretsKeyFile,
 } from './lib/secrets-at-rest';
+import {
+  type AuditAnchor,
+  existingAnchorKey,
+  formatAnchor,
+  parseAnchor,
+  verifyAnchors,
+} from './modules/audit/anchor';
 import { appendAudit, verifyAuditChain } from './modules/audit/repository';
 import { AuditSealer } from './modules/audit/sealer';
 import { addEnrollmentSecret, enrollmentSecrets, revokeEnrollmentSecret } from './modules/enrollment/service';
@@ -41,13 +48,14 @@ const USAGE = `Usage:
   npm run cli -- enrollment-secret list
   npm run cli -- enrollment-secret revoke --name <name>
   npm run cli -- mfa reset --email <email>
-  npm run cli -- audit verify
+  npm run cli -- audit verify [--anchor <lendlock-anchor-v1:…>]…
   npm run cli -- audit seal
   npm run cli -- secrets rotate
 Without --password a password is generated and printed once (a given one must have PASSWORD_MIN_LENGTH
 characters and not be on the list of breached passwords). An enrollment secret is printed once, when it
 is added; only its hash is kept. audit verify recomputes the audit log's hash chain and reports the first
-broken link (exit 1) or OK; audit seal chains the rows not sealed yet. secrets rotate re-seals the
+broken link (exit 1) or OK, then checks the chain's anchors (kept, and each --anchor line the server
+logged as 'audit anchor'): a deleted tail or a rewritten chain fails them (exit 1); audit seal chains the rows not sealed yet. secrets rotate re-seals the
 secrets kept in the database under NEW_SECRETS_KEY (or, with the key file in DATA_DIR, a new key
 written there).`;
 
@@ -120,24 +128,18 @@ export async function runCli(argv: string[], out: (line: string) => void = conso
     }
     if (command === 'audit' && (sub === 'verify' || sub === 'seal')) {
       if (sub === 'seal') {
-        const sealer = new AuditSealer({ db: database.db, log: console as never });
+        const key = existingAnchorKey(config.auditAnchorKey, config.dataDir);
+        const sealer = new AuditSealer({
+          db: database.db,
+          log: { info() {}, warn() {} } as never,
+          anchor: key ? { key, intervalMs: 0 } : undefined,
+        });
         out(`Sealed ${await sealer.sealNow(true)} audit rows.`);
+        const anchor = await sealer.anchorNow();
+        if (anchor) out(`Anchored the head: ${formatAnchor(anchor)}`);
         return 0;
       }
-      const result = await verifyAuditChain(database.db);
-      if (result.broken) {
-        out(
-          `Audit chain BROKEN at audit row ${result.broken.auditId} (link ${result.broken.seq}): ` +
-            `${result.broken.reason}. ${result.sealed} links before it are intact.`,
-        );
-        return 1;
-      }
-      out(
-        `Audit chain OK: ${result.sealed} rows sealed${result.head ? `, head ${result.head}` : ''}; ` +
-          `${result.unsealed} not sealed yet` +
-          `${result.firstUnsealed === null ? '' : ` (from row ${result.firstUnsealed})`}.`,
-      );
-      return 0;
+      return await verifyAudit(database.db, config, rest, out);
     }
     if (command === 'secrets' && sub === 'rotate') return await rotateSecrets(database.db, config, out);
     console.error(USAGE);
@@ -145,6 +147,60 @@ export async function runCli(argv: string[], out: (line: string) => void = conso
   } finally {
     await database.close();
   }
+}
+
+/**
+ * `audit verify [--anchor <line>]…`: the chain from its first link, then every anchor kept in the
+ * database and every one given (lines the sealer logged as `audit anchor`) against it. Exit 1 when the
+ * chain or an anchor is broken.
+ */
+async function verifyAudit(
+  db: Kysely<DB>,
+  config: Config,
+  args: string[],
+  out: (line: string) => void,
+): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: { anchor: { type: 'string', multiple: true } },
+    strict: true,
+  });
+  const given: AuditAnchor[] = [];
+  for (const line of values.anchor ?? []) {
+    const anchor = parseAnchor(line);
+    if (!anchor) {
+      console.error(`Not an anchor: ${line} (expected lendlock-anchor-v1:<seq>:<hash>:<mac>).`);
+      return 2;
+    }
+    given.push(anchor);
+  }
+  const result = await verifyAuditChain(db);
+  let broken = false;
+  if (result.broken) {
+    out(
+      `Audit chain BROKEN at audit row ${result.broken.auditId} (link ${result.broken.seq}): ` +
+        `${result.broken.reason}. ${result.sealed} links before it are intact.`,
+    );
+    broken = true;
+  } else {
+    out(
+      `Audit chain OK: ${result.sealed} rows sealed${result.head ? `, head ${result.head}` : ''}; ` +
+        `${result.unsealed} not sealed yet` +
+        `${result.firstUnsealed === null ? '' : ` (from row ${result.firstUnsealed})`}.`,
+    );
+  }
+  const key = existingAnchorKey(config.auditAnchorKey, config.dataDir);
+  if (!key) {
+    out('Anchors not checked: no anchor key (AUDIT_ANCHOR_KEY, or audit-anchor.key in DATA_DIR).');
+    return broken || given.length > 0 ? 1 : 0;
+  }
+  const anchors = await verifyAnchors(db, key, given, result.sealed);
+  for (const problem of anchors.problems) {
+    out(`Anchor BROKEN (${problem.from}) ${problem.anchor}: ${problem.reason}.`);
+  }
+  if (anchors.problems.length > 0) broken = true;
+  else out(`Anchors OK: ${anchors.checked} checked${anchors.newest ? `, newest ${anchors.newest}` : ''}.`);
+  return broken ? 1 : 0;
 }
 
 /**

@@ -137,6 +137,14 @@ const envSchema = z.object({
     .string()
     .refine((v) => Buffer.from(v, 'base64').length === 32, 'SECRETS_KEY must be 32 bytes written as base64')
     .optional(),
+  AUDIT_ANCHOR_KEY: z
+    .string()
+    .refine(
+      (v) => Buffer.from(v, 'base64').length === 32,
+      'AUDIT_ANCHOR_KEY must be 32 bytes written as base64',
+    )
+    .optional(),
+  AUDIT_ANCHOR_INTERVAL: duration('AUDIT_ANCHOR_INTERVAL').default(60_000),
   MFA_SECRET_KEY: z
     .string()
     .refine(
@@ -261,6 +269,10 @@ export type Config = {
   webhookSecretKey: string | undefined;
   /** Seals the secrets kept in `settings`; unset: DATA_DIR/secrets.key, generated once. */
   secretsKey: string | undefined;
+  /** MACs the audit chain's anchors; unset: DATA_DIR/audit-anchor.key, generated once. */
+  auditAnchorKey: string | undefined;
+  /** At most one anchor of the audit chain's head per this long (when it moved). */
+  auditAnchorIntervalMs: number;
   /** false, true (every hop), a hop count, or trusted proxy addresses/CIDRs (Fastify's trustProxy). */
   trustProxy: boolean | number | string;
   bootstrapSuperadminEmail: string | undefined;
@@ -322,7 +334,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         const key = String(issue.path[0] ?? '');
         const shown = key in present ? ` (got ${JSON.stringify(present[key])})` : '';
         const message = issue.message.startsWith(key) ? issue.message : `${key}: ${issue.message}`;
-        return `${message}${['BOOTSTRAP_SUPERADMIN_PASSWORD', 'ENVELOPE_KEY', 'SMTP_URL', 'DATABASE_URL', 'MQTT_URL', 'ENROLLMENT_SECRET', 'MQTT_LOADTEST_PASSWORD', 'METRICS_TOKEN', 'MFA_SECRET_KEY', 'WEBHOOK_SECRET_KEY', 'SECRETS_KEY', 'DATABASE_OWNER_URL'].includes(key) ? '' : shown}`;
+        return `${message}${['BOOTSTRAP_SUPERADMIN_PASSWORD', 'ENVELOPE_KEY', 'SMTP_URL', 'DATABASE_URL', 'MQTT_URL', 'ENROLLMENT_SECRET', 'MQTT_LOADTEST_PASSWORD', 'METRICS_TOKEN', 'MFA_SECRET_KEY', 'WEBHOOK_SECRET_KEY', 'SECRETS_KEY', 'AUDIT_ANCHOR_KEY', 'DATABASE_OWNER_URL'].includes(key) ? '' : shown}`;
       }),
     );
   }
@@ -375,6 +387,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     mfaSecretKey: e.MFA_SECRET_KEY,
     webhookSecretKey: e.WEBHOOK_SECRET_KEY,
     secretsKey: e.SECRETS_KEY,
+    auditAnchorKey: e.AUDIT_ANCHOR_KEY,
+    auditAnchorIntervalMs: e.AUDIT_ANCHOR_INTERVAL,
     trustProxy: e.TRUST_PROXY,
     bootstrapSuperadminEmail: e.BOOTSTRAP_SUPERADMIN_EMAIL,
     bootstrapSuperadminPassword: e.BOOTSTRAP_SUPERADMIN_PASSWORD,
@@ -493,6 +507,17 @@ export const ENV_DOCS: Record<
     unset: 'unset: generated once into `DATA_DIR/secrets.key`',
     description:
       'AES-256-GCM key (32 bytes, base64) that seals the secrets the server keeps in the database (`settings`: the generated envelope and MFA keys). Set it, the same on every instance, with PostgreSQL; a wrong key stops the start; `npm run cli -- secrets rotate` re-seals under a new one. See [operations](operations.md#secrets-at-rest).',
+  },
+  AUDIT_ANCHOR_KEY: {
+    group: 'keys',
+    unset: 'unset: generated once into `DATA_DIR/audit-anchor.key`',
+    description:
+      "HMAC-SHA256 key (32 bytes, base64) of the audit chain's anchors: the chain's head, published as a log line, metrics and a row, so that `npm run cli -- audit verify` detects a deleted tail or a rewritten chain. Keep it out of the database and its backups; set it, the same on every instance, with PostgreSQL. See [operations](operations.md#audit-anchors).",
+  },
+  AUDIT_ANCHOR_INTERVAL: {
+    group: 'keys',
+    description:
+      "At most one anchor of the audit chain's head per this long, when the head moved (and one more when an instance stops): rows deleted after the last anchor kept outside are not detectable, so this is the window.",
   },
   SESSION_TTL: {
     group: 'security',

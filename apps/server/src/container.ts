@@ -14,6 +14,7 @@ import type { Config } from './config';
 import { bindDb } from './core/bind';
 import type { Database } from './db/database';
 import { loadSecretsKey, type SecretsKey } from './lib/secrets-at-rest';
+import { anchorKey } from './modules/audit/anchor';
 import { AuditSealer } from './modules/audit/sealer';
 import { auditLog, exportAuditReport, searchAudit } from './modules/audit/service';
 import { type AuthSettings, authenticator, login, logout } from './modules/auth/service';
@@ -241,7 +242,15 @@ export async function buildContainer({ config, database, log, ...options }: Cont
     /** Loans and payments (modules/loans/service.ts). */
     loans: new LoanService({ db, defaultTimeZone: config.reportTimeZone }),
     /** The audit log's hash chain, sealed in the background within a second (ADR 0009). */
-    auditSealer: new AuditSealer({ db, log }),
+    auditSealer: new AuditSealer({
+      db,
+      log,
+      anchor: {
+        key: anchorKey(config.auditAnchorKey, config.dataDir),
+        intervalMs: config.auditAnchorIntervalMs,
+        published: (anchor) => metrics.auditAnchored(anchor),
+      },
+    }),
     /** Who a request's credential is (plugins/auth.ts). */
     authenticator: authenticator(db),
     /** Devices' broker credentials (plugins/device-channel.ts). */

@@ -6,6 +6,13 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  type AuditAnchor,
+  anchorMac,
+  formatAnchor,
+  parseAnchor,
+  verifyAnchors,
+} from '../src/modules/audit/anchor';
+import {
   AUDIT_COUNT_CAP,
   type AuditValues,
   appendAudit,
@@ -109,6 +116,141 @@ describe.each(databaseKinds())('the audit hash chain (%s)', (kind) => {
     expect(result.broken).toMatchObject({ auditId: edited, reason: 'the audit row or its link was changed' });
     // A small page size walks the same chain across pages and stops at the same row.
     expect((await verifyAuditChain(database.db, 2)).broken?.auditId).toBe(edited);
+  });
+});
+
+describe.each(databaseKinds())("the audit chain's anchors (%s)", (kind) => {
+  let database: TestDatabase;
+  const key = Buffer.alloc(32, 7);
+  const logged: string[] = [];
+  const published: number[] = [];
+  let sealer: AuditSealer;
+
+  beforeAll(async () => {
+    database = await openTestDatabase(kind);
+    sealer = new AuditSealer({
+      db: database.db,
+      log: { info: (fields: { anchor: string }) => logged.push(fields.anchor), warn() {} } as never,
+      anchor: { key, intervalMs: 0, published: (anchor) => published.push(anchor.seq) },
+    });
+  });
+  afterAll(async () => {
+    await sealer.stop();
+    await database.close();
+  });
+
+  /** As the tables' owner behind the triggers' back: what the anchors are there to show. */
+  const behindTriggers = (statements: ReturnType<typeof sql>[]) =>
+    database.db.transaction().execute(async (trx) => {
+      await sql`SET LOCAL ROLE NONE`.execute(trx);
+      for (const table of ['audit_log', 'audit_chain', 'audit_anchors']) {
+        await sql`ALTER TABLE ${sql.id(table)} DISABLE TRIGGER USER`.execute(trx);
+      }
+      for (const statement of statements) await statement.execute(trx);
+      for (const table of ['audit_log', 'audit_chain', 'audit_anchors']) {
+        for (const trigger of ['no_update', 'no_truncate']) {
+          await sql`ALTER TABLE ${sql.id(table)} ENABLE ALWAYS TRIGGER ${sql.id(`${table}_${trigger}`)}`.execute(
+            trx,
+          );
+        }
+      }
+    });
+  const chainLength = async () => (await verifyAuditChain(database.db)).sealed;
+  const kept = async () =>
+    (await database.db.selectFrom('audit_anchors').select('seq').orderBy('seq').execute()).map((r) =>
+      Number(r.seq),
+    );
+
+  it('anchors the head once it moved: a kept row, a log line and the metric, all genuine', async () => {
+    await appendAuditRows(
+      database.db,
+      Array.from({ length: 60 }, (_, n) => row(n)),
+    );
+    await sealer.sealNow(true);
+    const anchor = (await sealer.anchorNow()) as AuditAnchor;
+    expect(anchor.seq).toBe(await chainLength());
+    expect(await sealer.anchorNow()).toBeNull(); // the head did not move
+    expect(await kept()).toEqual([anchor.seq]);
+    expect(logged).toEqual([formatAnchor(anchor)]);
+    expect(published).toEqual([anchor.seq]);
+    expect(parseAnchor(logged[0] ?? '')).toEqual(anchor);
+    const check = await verifyAnchors(database.db, key, [anchor], await chainLength());
+    expect(check).toEqual({ checked: 2, problems: [], newest: formatAnchor(anchor) });
+    // Another key (a copy of the database alone) does not make them genuine.
+    const other = await verifyAnchors(database.db, Buffer.alloc(32, 8), [], await chainLength());
+    expect(other.problems.map((p) => p.reason)).toEqual([
+      'its MAC is not genuine (written without the anchor key)',
+    ]);
+  });
+
+  it('shows the three newest rows deleted with their links, even with the kept anchors deleted too', async () => {
+    await appendAuditRows(database.db, [row(100), row(101), row(102)]);
+    await sealer.sealNow();
+    const anchor = (await sealer.anchorNow()) as AuditAnchor;
+    const length = await chainLength();
+    expect(anchor.seq).toBe(length);
+    await behindTriggers([
+      sql`DELETE FROM audit_log WHERE id IN (SELECT audit_id FROM audit_chain WHERE seq > ${length - 3})`,
+      sql`DELETE FROM audit_chain WHERE seq > ${length - 3}`,
+    ]);
+    // The chain alone still verifies: this is what the anchors are for.
+    expect(await verifyAuditChain(database.db)).toMatchObject({ broken: null, sealed: length - 3 });
+    const check = await verifyAnchors(database.db, key, [], length - 3);
+    expect(check.problems).toEqual([
+      {
+        anchor: formatAnchor(anchor),
+        from: 'kept',
+        reason: `link ${length} is gone: the chain ends at link ${length - 3} (rows deleted)`,
+      },
+    ]);
+    // The owner deletes the kept anchor as well: the line logged outside the database still shows it.
+    await behindTriggers([sql`DELETE FROM audit_anchors WHERE seq > ${length - 3}`]);
+    const outside = parseAnchor(logged.at(-1) ?? '') as AuditAnchor;
+    const given = await verifyAnchors(database.db, key, [outside], length - 3);
+    expect(given.problems.map((p) => [p.from, p.reason])).toEqual([
+      ['given', `link ${length} is gone: the chain ends at link ${length - 3} (rows deleted)`],
+    ]);
+  });
+
+  it('shows row 50 edited and the chain recomputed after it, and refuses an anchor forged without the key', async () => {
+    await appendAuditRows(database.db, [row(200), row(201)]);
+    await sealer.sealNow(true);
+    const anchor = (await sealer.anchorNow()) as AuditAnchor;
+    const fifty = await database.db
+      .selectFrom('audit_chain')
+      .select(['seq', 'audit_id'])
+      .where('seq', '=', 50)
+      .executeTakeFirstOrThrow();
+    // Edit the row, drop its link and every later one, and let the sealer chain them again.
+    await behindTriggers([
+      sql`UPDATE audit_log SET result = 'failure' WHERE id = ${fifty.audit_id}`,
+      sql`DELETE FROM audit_chain WHERE seq >= 50`,
+      sql`DELETE FROM audit_anchors`,
+    ]);
+    await new AuditSealer({ db: database.db, log: silent }).sealNow(true);
+    expect(await verifyAuditChain(database.db)).toMatchObject({ broken: null, sealed: anchor.seq });
+    const outside = parseAnchor(logged.at(-1) ?? '') as AuditAnchor;
+    const check = await verifyAnchors(database.db, key, [outside], anchor.seq);
+    expect(check.problems.map((p) => p.reason)).toEqual([
+      `link ${anchor.seq} no longer carries the anchored hash (the chain was rewritten)`,
+    ]);
+    // An anchor of the rewritten head without the key: its MAC does not hold, kept or given.
+    const head = await database.db
+      .selectFrom('audit_chain')
+      .select(['seq', 'hash'])
+      .orderBy('seq', 'desc')
+      .executeTakeFirstOrThrow();
+    const forged = {
+      seq: Number(head.seq),
+      hash: head.hash,
+      mac: anchorMac(Buffer.alloc(32), Number(head.seq), head.hash),
+    };
+    await database.db.insertInto('audit_anchors').values(forged).execute();
+    const refused = await verifyAnchors(database.db, key, [forged], anchor.seq);
+    expect(refused.problems.map((p) => [p.from, p.reason])).toEqual([
+      ['kept', 'its MAC is not genuine (written without the anchor key)'],
+      ['given', 'its MAC is not genuine (written without the anchor key)'],
+    ]);
   });
 });
 

@@ -13,6 +13,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { buildApp } from '../src/app';
 import { SECRETS_KEY_FILE } from '../src/lib/secrets-at-rest';
+import { type AuditAnchor, anchorKey, formatAnchor } from '../src/modules/audit/anchor';
 import { AuditSealer } from '../src/modules/audit/sealer';
 import { addEnrollmentSecret } from '../src/modules/enrollment/service';
 import { databaseKinds, openTestDatabase, type TestDatabase } from './db';
@@ -173,8 +174,16 @@ describe('npm run cli -- secrets rotate, audit verify (embedded database)', () =
     // breached password.
     database = await openDatabase({ dataDir });
     let edited: number;
+    let anchor: string;
     try {
-      await new AuditSealer({ db: database.db, log: { warn() {} } as never }).sealNow(true);
+      // The server's first start created DATA_DIR/audit-anchor.key; the head is anchored with it.
+      const sealer = new AuditSealer({
+        db: database.db,
+        log: { info() {}, warn() {} } as never,
+        anchor: { key: anchorKey(undefined, dataDir), intervalMs: 0 },
+      });
+      await sealer.sealNow(true);
+      anchor = formatAnchor((await sealer.anchorNow()) as AuditAnchor);
       edited = Number(
         (await database.db.selectFrom('audit_log').select('id').orderBy('id').executeTakeFirstOrThrow()).id,
       );
@@ -188,11 +197,40 @@ describe('npm run cli -- secrets rotate, audit verify (embedded database)', () =
     } finally {
       await database.close();
     }
-    const verify = cli(['audit', 'verify'], { DATA_DIR: dataDir });
+    const verify = cli(['audit', 'verify', '--anchor', anchor], { DATA_DIR: dataDir });
     expect(verify.status).toBe(1);
     expect(verify.stdout).toContain(
       `Audit chain BROKEN at audit row ${edited} (link 1): the audit row or its link was changed.`,
     );
+    // The links themselves were not touched: the kept anchor and the one given still hold.
+    expect(verify.stdout).toContain(`Anchors OK: 2 checked, newest ${anchor}.`);
+    // The owner recomputes the whole chain over the edited row: it verifies, the anchor does not.
+    database = await openDatabase({ dataDir });
+    try {
+      await database.db.transaction().execute(async (trx) => {
+        await sql`SET LOCAL ROLE NONE`.execute(trx);
+        await sql`ALTER TABLE audit_chain DISABLE TRIGGER audit_chain_no_update`.execute(trx);
+        await sql`DELETE FROM audit_chain`.execute(trx);
+        await sql`ALTER TABLE audit_chain ENABLE ALWAYS TRIGGER audit_chain_no_update`.execute(trx);
+      });
+      await new AuditSealer({ db: database.db, log: { warn() {} } as never }).sealNow(true);
+    } finally {
+      await database.close();
+    }
+    const rewritten = cli(['audit', 'verify', '--anchor', anchor], { DATA_DIR: dataDir });
+    expect(rewritten.status).toBe(1);
+    expect(rewritten.stdout).toMatch(/^Audit chain OK: /m);
+    const seq = anchor.split(':')[1];
+    for (const from of ['kept', 'given']) {
+      expect(rewritten.stdout).toContain(
+        `Anchor BROKEN (${from}) ${anchor}: link ${seq} no longer carries the anchored hash (the chain was rewritten).`,
+      );
+    }
+    const notAnchor = cli(['audit', 'verify', '--anchor', 'lendlock-anchor-v1:1:beef'], {
+      DATA_DIR: dataDir,
+    });
+    expect(notAnchor.status).toBe(2);
+    expect(notAnchor.stderr).toContain('Not an anchor: lendlock-anchor-v1:1:beef');
     const weak = cli(
       [
         'user',

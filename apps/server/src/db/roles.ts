@@ -1,8 +1,8 @@
 /**
  * Two database roles (docs/operations.md § Database roles): an owner that runs the migrations, and the
  * application's role, which owns nothing and holds only the grants below. So the application cannot alter
- * a table: neither disable the audit log's append-only triggers nor drop them, and on `audit_log` and
- * `audit_chain` it may only INSERT and SELECT. PGlite (one embedded user) and a single DATABASE_URL
+ * a table: neither disable the audit log's append-only triggers nor drop them, and on `audit_log`,
+ * `audit_chain` and `audit_anchors` it may only INSERT and SELECT. PGlite (one embedded user) and a single DATABASE_URL
  * migrate as the application's role, as before.
  */
 import { type Kysely, sql } from 'kysely';
@@ -11,7 +11,7 @@ import { inTransaction } from './transaction';
 import type { DB } from './types';
 
 /** Tables the application may only append to and read. */
-export const APPEND_ONLY_TABLES = ['audit_log', 'audit_chain'] as const;
+export const APPEND_ONLY_TABLES = ['audit_log', 'audit_chain', 'audit_anchors'] as const;
 
 async function currentRole(db: Kysely<DB>): Promise<string> {
   const row = await sql<{ role: string }>`SELECT current_user AS role`.execute(db);

@@ -198,6 +198,13 @@ export interface AuditChainTable {
   sealed_at: CreatedAt;
 }
 
+export interface AuditAnchorsTable {
+  seq: number;
+  hash: string;
+  mac: string;
+  at: CreatedAt;
+}
+
 export interface FinancedImeisTable {
   imei: string;
   source: ColumnType<string, string | undefined, string>;
@@ -593,6 +600,7 @@ export interface DB {
   settings: SettingsTable;
   audit_log: AuditLogTable;
   audit_chain: AuditChainTable;
+  audit_anchors: AuditAnchorsTable;
   device_counts: DeviceCountsTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;

@@ -46,9 +46,34 @@ export interface SecretsKey {
 
 /** SECRETS_KEY when configured; otherwise DATA_DIR/secrets.key, created on first use. */
 export function loadSecretsKey(configured: string | undefined, dataDir: string): SecretsKey {
-  if (configured) return { key: parseSecretsKey(configured), source: 'SECRETS_KEY', file: null };
-  const file = join(dataDir, SECRETS_KEY_FILE);
+  const key = loadKey({ configured, name: 'SECRETS_KEY', dataDir, fileName: SECRETS_KEY_FILE, create: true });
+  if (!key) throw new Error('unreachable: a created key file holds a key');
+  return key;
+}
+
+export interface KeyLocation {
+  /** The variable's value, when set. */
+  configured: string | undefined;
+  /** The variable's name, for messages. */
+  name: string;
+  dataDir: string;
+  /** The key file in DATA_DIR used when the variable is unset. */
+  fileName: string;
+  /** Generate the file (mode 0600) when it does not exist yet; else answer null. */
+  create: boolean;
+}
+
+/** A 32-byte key from its variable, else from its file in DATA_DIR (created once when asked). */
+export function loadKey({ configured, name, dataDir, fileName, create }: KeyLocation): SecretsKey | null {
+  const parse = (base64: string) => {
+    const key = Buffer.from(base64.trim(), 'base64');
+    if (key.length !== 32) throw new Error(`${name} must be 32 bytes written as base64`);
+    return key;
+  };
+  if (configured) return { key: parse(configured), source: name, file: null };
+  const file = join(dataDir, fileName);
   if (!existsSync(file)) {
+    if (!create) return null;
     mkdirSync(dataDir, { recursive: true });
     try {
       // 'wx': two processes starting at once keep the first key written.
@@ -58,9 +83,9 @@ export function loadSecretsKey(configured: string | undefined, dataDir: string):
     }
   }
   try {
-    return { key: parseSecretsKey(readFileSync(file, 'utf8')), source: file, file };
+    return { key: parse(readFileSync(file, 'utf8')), source: file, file };
   } catch (error) {
-    throw new Error(`${file} does not hold a secrets key: ${(error as Error).message}`);
+    throw new Error(`${file} does not hold a key: ${(error as Error).message}`);
   }
 }
 

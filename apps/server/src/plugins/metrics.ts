@@ -37,6 +37,8 @@ export interface Metrics {
   collectionsActionFailed: Counter<'action'>;
   /** The device channel's broker, whose connection `lendlock_broker_connected` reports. */
   watchBroker(kind: 'embedded' | 'external', connected: () => boolean): void;
+  /** The audit chain's head this instance anchored (modules/audit/anchor.ts). */
+  auditAnchored(anchor: { seq: number }): void;
   /** An HTTP request this instance answered (the plugin's onResponse hook). */
   observeRequest(labels: { method: string; route: string; status: string }, seconds: number): void;
 }
@@ -191,6 +193,16 @@ export function createMetrics({ health, log }: MetricsOptions): Metrics {
     registers: [registry],
   });
   for (const action of COLLECTIONS_RETRY.actions) collectionsActionFailed.inc({ action }, 0);
+  const anchorSeq = new Gauge({
+    name: 'lendlock_audit_anchor_seq',
+    help: "The audit chain's link this instance last anchored (its head then); absent before the first anchor",
+    registers: [registry],
+  });
+  const anchorTime = new Gauge({
+    name: 'lendlock_audit_anchor_timestamp_seconds',
+    help: 'When this instance last anchored the audit chain, as Unix time',
+    registers: [registry],
+  });
 
   return {
     registry,
@@ -206,6 +218,10 @@ export function createMetrics({ health, log }: MetricsOptions): Metrics {
     },
     mailFailed,
     collectionsActionFailed,
+    auditAnchored(anchor) {
+      anchorSeq.set(anchor.seq);
+      anchorTime.setToCurrentTime();
+    },
     watchBroker(kind, connected) {
       broker = { kind, connected };
     },

@@ -340,3 +340,58 @@ export async function firstUnsealedAuditId(db: Kysely<DB>): Promise<number | nul
   const id = row.rows[0]?.id;
   return id === null || id === undefined ? null : Number(id);
 }
+
+/** The chain's last link (its seq and hash), or null while nothing is sealed. */
+export async function chainHead(db: Kysely<DB>): Promise<{ seq: number; hash: string } | null> {
+  const row = await db
+    .selectFrom('audit_chain')
+    .select(['seq', 'hash'])
+    .orderBy('seq', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return row ? { seq: Number(row.seq), hash: row.hash } : null;
+}
+
+/** Keeps an anchor of the chain's head; the same head anchored twice (two instances) is kept once. */
+export async function insertAnchor(
+  db: Kysely<DB>,
+  anchor: { seq: number; hash: string; mac: string },
+): Promise<void> {
+  await db
+    .insertInto('audit_anchors')
+    .values(anchor)
+    .onConflict((oc) => oc.column('seq').doNothing())
+    .execute();
+}
+
+export interface AnchorBeside {
+  seq: number;
+  hash: string;
+  mac: string;
+  /** The chain's link at the anchor's seq now, or null when it is gone. */
+  link: string | null;
+}
+
+/** Kept anchors after `afterSeq`, `limit` of them in seq order, each with the chain's link at its seq. */
+export async function anchorsBesideChain(
+  db: Kysely<DB>,
+  afterSeq: number,
+  limit: number,
+): Promise<AnchorBeside[]> {
+  const rows = await db
+    .selectFrom('audit_anchors as a')
+    .leftJoin('audit_chain as c', 'c.seq', 'a.seq')
+    .select(['a.seq', 'a.hash', 'a.mac', 'c.hash as link'])
+    .where('a.seq', '>', afterSeq)
+    .orderBy('a.seq')
+    .limit(limit)
+    .execute();
+  return rows.map((row) => ({ seq: Number(row.seq), hash: row.hash, mac: row.mac, link: row.link ?? null }));
+}
+
+/** The chain's link hashes at these seqs (those still there). */
+export async function chainLinks(db: Kysely<DB>, seqs: readonly number[]): Promise<Map<number, string>> {
+  if (seqs.length === 0) return new Map();
+  const rows = await db.selectFrom('audit_chain').select(['seq', 'hash']).where('seq', 'in', seqs).execute();
+  return new Map(rows.map((row) => [Number(row.seq), row.hash]));
+}

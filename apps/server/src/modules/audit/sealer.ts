@@ -11,11 +11,15 @@
  * transaction (PGlite has one connection for everything). A row that commits more than
  * AUDIT_SEAL_LOOKBACK ids late is sealed by `npm run cli -- audit seal` (the whole log); `audit verify`
  * reports it as not sealed until then.
+ * With an anchor key, the instance that sealed also anchors the chain's head (modules/audit/anchor.ts)
+ * whenever it moved and AUDIT_ANCHOR_INTERVAL has passed since the last anchor, and once more when it
+ * stops: a log line `audit anchor` carrying it, the metrics, and a row in `audit_anchors`.
  */
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import { asSystem } from '../../db/tenant';
 import type { DB } from '../../db/types';
+import { type AuditAnchor, anchorHead, formatAnchor } from './anchor';
 import { firstUnsealedAuditId, newestAuditId, sealAuditRows } from './repository';
 
 export const AUDIT_SEAL_INTERVAL_MS = 1_000;
@@ -28,6 +32,12 @@ export interface AuditSealerOptions {
   db: Kysely<DB>;
   log: FastifyBaseLogger;
   intervalMs?: number;
+  /** Anchoring the chain's head: the key, how often at most, and who else hears of each anchor. */
+  anchor?: {
+    key: Buffer;
+    intervalMs: number;
+    published?: (anchor: AuditAnchor) => void;
+  };
 }
 
 export class AuditSealer {
@@ -36,6 +46,8 @@ export class AuditSealer {
   private stopped = false;
   private rounds = 0;
   private newestSeen = -1;
+  private anchored: AuditAnchor | null = null;
+  private anchoredAt = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly options: AuditSealerOptions) {}
 
@@ -45,9 +57,28 @@ export class AuditSealer {
   }
 
   async stop(): Promise<void> {
+    const wasRunning = this.timer !== undefined && !this.stopped;
     this.stopped = true;
     clearTimeout(this.timer);
     await this.running;
+    // The head as this instance leaves it, so that the last rows it sealed are anchored too.
+    if (wasRunning) await asSystem(() => this.anchorNow()).catch(() => undefined);
+  }
+
+  /**
+   * Anchors the chain's head when it moved since this instance's last anchor: keeps it, logs it and
+   * tells the metrics. Returns it, or null (no key, nothing new). Used by the rounds, stop and tests.
+   */
+  async anchorNow(): Promise<AuditAnchor | null> {
+    const options = this.options.anchor;
+    if (!options) return null;
+    const anchor = await anchorHead(this.options.db, options.key, this.anchored);
+    this.anchoredAt = Date.now();
+    if (!anchor) return null;
+    this.anchored = anchor;
+    this.options.log.info({ anchor: formatAnchor(anchor), seq: anchor.seq }, 'audit anchor');
+    options.published?.(anchor);
+    return anchor;
   }
 
   /**
@@ -96,6 +127,8 @@ export class AuditSealer {
       if (newest === this.newestSeen && this.rounds % AUDIT_RECHECK_ROUNDS !== 0) return;
       await this.sealNow();
       this.newestSeen = newest;
+      const anchor = this.options.anchor;
+      if (anchor && Date.now() - this.anchoredAt >= anchor.intervalMs) await this.anchorNow();
     } catch (error) {
       // The database is away (a restart, a failover): the next round seals what is waiting.
       if (!this.stopped) this.options.log.warn({ err: error }, 'audit sealing failed; retrying');
