@@ -65,7 +65,7 @@ async function validateInBrowser(rows: number): Promise<Run> {
 }
 
 export async function notifyValidationBenchmark(log: (line: string) => void): Promise<Figure[]> {
-  log('17.10 Notify CSV validation in Chromium (contract validator)');
+  log('Notify CSV validation in Chromium (contract validator)');
   const run = await validateInBrowser(ROWS);
   if (run.valid !== ROWS)
     throw new Error(`the validator passed ${run.valid} rows of ${ROWS} (${run.invalid} invalid)`);
