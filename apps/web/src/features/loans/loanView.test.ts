@@ -6,8 +6,8 @@ import {
   validatePaymentsCsv,
 } from '@lendlock/contract';
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../api/client';
-import { fetchLoan, refusedRows } from '../../api/loans';
+import { ApiError, refusedRows } from '../../api/client';
+import { fetchLoan } from '../../api/loans';
 import { fakeApi } from '../../test/fakeApi';
 import { LOAN_LABELS as L } from './labels';
 import {

@@ -29,11 +29,10 @@ import {
 } from '@mantine/core';
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
-import { refusalMessage } from '../../api/client';
-import { fetchLoan, loanKeys, refusedRows, uploadLoans, uploadPayments } from '../../api/loans';
+import { refusalMessage, refusedRows } from '../../api/client';
+import { fetchLoan, loanKeys, uploadLoans, uploadPayments } from '../../api/loans';
 import { PageTitle } from '../../app/layout/PageTitle';
 import { useServices } from '../../app/services';
-import { CsvErrorReport } from '../../features/csv/CsvErrorReport';
 import { downloadText } from '../../features/csv/download';
 import { type CsvSummary, CsvUpload } from '../../features/csv/ImeiCsvUpload';
 import { LoanDetails } from '../../features/loans/LoanDetails';
@@ -95,6 +94,7 @@ function FileCard(props: {
       setFile(null);
     },
     onError: (error) => {
+      // Rows the server refused are shown where the browser's own check shows them.
       const rows = refusedRows(error);
       if (rows) setRefused(rows);
       setOutcome({ ok: false, text: refusalMessage(error, MESSAGES.uploadError) });
@@ -130,6 +130,7 @@ function FileCard(props: {
             setOutcome(null);
           }}
           onValid={(_, __, chosen) => setFile(chosen)}
+          refused={refused}
         />
         {props.kind === 'loans' ? (
           <Checkbox
@@ -152,7 +153,6 @@ function FileCard(props: {
             {outcome.text}
           </Alert>
         ) : null}
-        {refused ? <CsvErrorReport invalid={refused.invalid} invalidCount={refused.invalidCount} /> : null}
       </Stack>
     </Card>
   );
