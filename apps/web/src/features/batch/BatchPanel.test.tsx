@@ -142,7 +142,10 @@ describe('the batch panel', () => {
       throw new Error(`unexpected call ${script}`);
     });
     const saved: Blob[] = [];
-    vi.spyOn(URL, 'createObjectURL').mockImplementation((blob) => (saved.push(blob as Blob), 'blob:x'));
+    vi.spyOn(URL, 'createObjectURL').mockImplementation((blob) => {
+      saved.push(blob as Blob);
+      return 'blob:x';
+    });
     const { container } = renderWithServices(<BatchPanel definition={LOCK} />, { api });
     await screen.findByText(BATCH_LABELS.title);
     await chooseCsv(container);

@@ -8,6 +8,7 @@
 import {
   type ImportLoansResponse,
   type InvalidRow,
+  localDay,
   MESSAGES,
   type RecordPaymentsResponse,
   type Screen,
@@ -50,7 +51,11 @@ export default function LoansPage({ screen }: { screen: Screen }) {
             kind="loans"
             title={L.importTitle}
             help={L.importHelp}
-            sample={{ label: L.sampleLoans, name: 'loans_sample.csv', text: sampleLoansCsv }}
+            sample={{
+              label: L.sampleLoans,
+              name: 'loans_sample.csv',
+              text: () => sampleLoansCsv(localDay()),
+            }}
           />
         </Grid.Col>
         <Grid.Col span={{ base: 12, lg: 6 }}>
@@ -58,7 +63,11 @@ export default function LoansPage({ screen }: { screen: Screen }) {
             kind="payments"
             title={L.paymentsTitle}
             help={L.paymentsHelp}
-            sample={{ label: L.samplePayments, name: 'payments_sample.csv', text: samplePaymentsCsv }}
+            sample={{
+              label: L.samplePayments,
+              name: 'payments_sample.csv',
+              text: () => samplePaymentsCsv(localDay()),
+            }}
           />
         </Grid.Col>
       </Grid>
