@@ -9,9 +9,11 @@ import {
   ERROR_REPORT_FILE_NAME,
   IMEI_CSV_NO_DATA_NOTE,
   incorrectDataCsv,
+  localDay,
   MESSAGES,
   SUPERADMIN_PREFIX,
   validateImeiCsv,
+  validateNotifyCsv,
 } from '@lendlock/contract';
 import type { NodeEnvelopeCodec } from '@lendlock/contract/node';
 import type { Fleet } from '@lendlock/device-sim';
@@ -182,6 +184,10 @@ describe('Dashboard', () => {
     expect(lines.length).toBeGreaterThan(1);
     for (const line of lines.slice(1))
       expect(line).toMatch(/,\d{15},\d+(\.\d{1,2})?,\d{2}\/\d{2}\/\d{4},(Pre|Due|Post)$/);
+    // Dated on the browser's day, it passes the product's own validation today, its Due row too.
+    const notify = await validateNotifyCsv(lines.join('\n'), { today: localDay() });
+    expect(notify.invalid).toEqual([]);
+    expect(notify.valid.map((row) => row.template)).toEqual(['Pre', 'Due', 'Post']);
   });
 });
 

@@ -1,6 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { dayInTimeZone, validateNotifyCsv } from '@lendlock/contract';
 import type { FastifyInstance } from 'fastify';
 import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -88,6 +89,17 @@ describe.each(databaseKinds())('the server on %s', (kind) => {
     expect(missing.statusCode).toBe(404);
     expect(missing.json()).toMatchObject({ status: 'error', code: 'NOT_FOUND' });
     expect((await app.inject('/api/nothing.php')).statusCode).toBe(404);
+  });
+
+  it("serves the Notify sample dated on the day it is asked for, passing the product's validation", async () => {
+    const sample = await app.inject('/notificationsamplecsv.csv');
+    expect(sample.statusCode).toBe(200);
+    expect(sample.headers['content-type']).toBe('text/csv; charset=utf-8');
+    // The test configuration's REPORT_TIMEZONE is UTC.
+    const today = dayInTimeZone('UTC') as string;
+    const checked = await validateNotifyCsv(sample.body, { today });
+    expect(checked.invalid).toEqual([]);
+    expect(checked.valid.map((row) => row.template)).toEqual(['Pre', 'Due', 'Post']);
   });
 
   it('serves the integrator documentation at /docs', async () => {

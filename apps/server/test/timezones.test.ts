@@ -1,16 +1,17 @@
 /**
- * Issue 17.1: one time zone the operator sees. Every dated call takes the console's `timeZone`: the days
+ * One time zone the operator sees. Every dated call takes the console's `timeZone`: the days
  * asked for are that zone's whole days (a row at 20:00 UTC on the 9th is on the 10th in Kolkata), the
  * exported date cells show its wall clock, and without a zone the server's REPORT_TIMEZONE (UTC here)
- * applies. A zone the server does not know is refused with a clear 400 that changes nothing. The exports'
+ * applies; a batch upload's dated rows (Notify's Due) are judged on the day of that zone. A zone the server does not know is refused with a clear 400 that changes nothing. The exports'
  * cells are typed: date cells, numbers as numbers, text as string cells.
  */
 import { dayInTimeZone, daysInZone, MESSAGES, type Session } from '@lendlock/contract';
 import ExcelJS from 'exceljs';
 import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { databaseKinds, fingerprint, openTestDatabase, type TestDatabase } from './db';
 import { buildTestApp, buildUser, loginAs } from './factories';
+import { multipart } from './multipart';
 
 const KOLKATA = 'Asia/Kolkata';
 const DAY = '2030-03-10';
@@ -304,5 +305,50 @@ describe.each(databaseKinds())('time zones on %s', (kind) => {
     const twice = await get(`/api/v2/dashboard?timeZone=UTC&timeZone=${KOLKATA}`);
     expect(twice.statusCode).toBe(400);
     expect(await fingerprint(database.db, tables)).toBe(before);
+  });
+  it('accepts a Notify CSV dated today in Kolkata at 04:57 there (still yesterday in UTC) when the zone is sent', async () => {
+    // 2026-11-28 04:57 in Kolkata is 2026-11-27 23:27 in UTC: the browser's day and the server's differ.
+    vi.useFakeTimers({ toFake: ['Date'], now: new Date('2026-11-27T23:27:00.000Z') });
+    try {
+      const imei = '356938035643899';
+      const csv = `sno,name,imei1,amount,date,template\r\n1,Asha,${imei},1499.50,28/11/2026,Due\r\n`;
+      const send = (fields: Record<string, string>) => {
+        const body = multipart(
+          { user: session.email, ...fields },
+          { name: 'due.csv', type: 'text/csv', content: csv },
+        );
+        return app.inject({
+          method: 'POST',
+          url: '/api/bulkNotifyCopy.php',
+          headers: { ...body.headers, 'x-api-key': session.token },
+          payload: body.payload,
+        });
+      };
+      const batches = async () =>
+        Number(
+          (
+            await database.db
+              .selectFrom('batches')
+              .select((eb) => eb.fn.countAll().as('n'))
+              .where('feature', '=', 'notifyfiles')
+              .executeTakeFirstOrThrow()
+          ).n,
+        );
+      const before = await batches();
+      // Without the zone the server judges its own day (REPORT_TIMEZONE, UTC here): refused, nothing kept.
+      const utc = await send({});
+      expect(utc.statusCode).toBe(400);
+      expect(utc.json().invalid).toEqual([
+        expect.objectContaining({ error: expect.stringContaining('Invalid date for Due (must be today)') }),
+      ]);
+      expect(await batches()).toBe(before);
+      // The console sends the browser's zone with every upload: the day the operator sees is the day judged.
+      const kolkata = await send({ timeZone: KOLKATA });
+      expect(kolkata.statusCode, kolkata.body).toBe(200);
+      expect(kolkata.json()).toMatchObject({ status: 'success', total: 1 });
+      expect(await batches()).toBe(before + 1);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

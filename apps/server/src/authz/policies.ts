@@ -69,6 +69,7 @@ export const ROUTE_POLICIES: Readonly<Record<string, Access>> = {
   'GET /config.json': PUBLIC,
   'GET /': PUBLIC,
   'GET /*': PUBLIC,
+  'GET /notificationsamplecsv.csv': PUBLIC, // the Notify sample, dated on the day asked for
   // Sign-in and sessions (spec §7)
   'POST /api/login.php': PUBLIC,
   'POST /api/logout.php': beforeMfa(SESSION),

@@ -1,11 +1,19 @@
 /**
- * Serves the built console (apps/web/dist) and its runtime configuration. index.html answers every
+ * Serves the built console (apps/web/dist), its runtime configuration and the Notify sample file (dated
+ * on the day it is asked for). index.html answers every
  * console route (client-side routing) with a per-request CSP nonce for the styles Mantine injects.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fastifyStatic from '@fastify/static';
-import { API_BASE, KEY_API_BASE, type RuntimeConfig } from '@lendlock/contract';
+import {
+  API_BASE,
+  dayInTimeZone,
+  KEY_API_BASE,
+  NOTIFICATION_SAMPLE_FILE,
+  notificationSampleCsv,
+  type RuntimeConfig,
+} from '@lendlock/contract';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isEnvelopedPath } from './envelope';
 import { cspWithNonce } from './security';
@@ -19,6 +27,8 @@ export interface WebOptions {
   allowedEmailDomains: string[];
   passwordMinLength: number;
   clientCode: string;
+  /** The day the Notify sample is dated on when fetched by its path (the console makes its own). */
+  reportTimeZone: string;
 }
 
 /** Returns the handler for console routes that have no file: index.html, or a 503 when not built. */
@@ -58,6 +68,15 @@ export async function registerWeb(
   };
 
   app.get('/', async (_request, reply) => sendIndex(reply));
+  // The Notify sample passes the validation only on the day it is dated: made per request.
+  app.get(`/${NOTIFICATION_SAMPLE_FILE}`, async (_request, reply) =>
+    reply
+      .type('text/csv; charset=utf-8')
+      .header('cache-control', 'no-store')
+      .send(
+        notificationSampleCsv(dayInTimeZone(options.reportTimeZone) ?? new Date().toISOString().slice(0, 10)),
+      ),
+  );
   if (indexHtml !== null) {
     await app.register(fastifyStatic, {
       root: options.webDist,

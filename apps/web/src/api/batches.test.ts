@@ -1,5 +1,12 @@
-import { type BatchProgress, type BatchResult, MESSAGES, type Session } from '@lendlock/contract';
-import { describe, expect, it } from 'vitest';
+import {
+  type BatchProgress,
+  type BatchResult,
+  dayInTimeZone,
+  MESSAGES,
+  type Session,
+  validateNotifyCsv,
+} from '@lendlock/contract';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { fileApi } from '../test/fakeApi';
 import {
   cancelBatch,
@@ -84,8 +91,55 @@ const result = (sno: number): BatchResult => ({
   notification: null,
 });
 
+/** Makes the browser's clock read `zone`'s wall clock (Date) and report `zone` (Intl). */
+function inZone(zone: string) {
+  const previous = process.env.TZ;
+  process.env.TZ = zone;
+  const real = Intl.DateTimeFormat.prototype.resolvedOptions;
+  vi.spyOn(Intl.DateTimeFormat.prototype, 'resolvedOptions').mockImplementation(function (
+    this: Intl.DateTimeFormat,
+  ) {
+    return { ...real.call(this), timeZone: zone };
+  });
+  return () => {
+    if (previous === undefined) delete process.env.TZ;
+    else process.env.TZ = previous;
+  };
+}
+
 describe('batches api', () => {
+  let restoreZone = () => {};
+  afterEach(() => {
+    restoreZone();
+    restoreZone = () => {};
+    vi.useRealTimers();
+    vi.restoreAllMocks();
+  });
+
+  it('sends a Notify file the preview accepted at 04:57 in Kolkata with the zone that judged it', async () => {
+    restoreZone = inZone('Asia/Kolkata');
+    // 2026-11-28 04:57 in Kolkata, 2026-11-27 23:27 in UTC.
+    vi.useFakeTimers({ toFake: ['Date'], now: new Date('2026-11-27T23:27:00.000Z') });
+    const text = 'sno,name,imei1,amount,date,template\r\n1,Asha,356938035643809,1499.50,28/11/2026,Due\r\n';
+    // The preview judges the browser's own day: the Due row is today.
+    expect((await validateNotifyCsv(text)).invalidCount).toBe(0);
+    // The day a server judging UTC would see is yesterday: the row would be refused there.
+    const utc = await validateNotifyCsv(text, { today: dayInTimeZone('UTC') as string });
+    expect(utc.invalid[0]?.error).toContain('Invalid date for Due (must be today)');
+    const { api, requests } = clientWith(() => ({
+      body: { status: 'success', message: 'ok', batchId: 8, total: 1 },
+    }));
+    const file = new File([text], 'due.csv', { type: 'text/csv' });
+    await uploadBatch(api, { script: 'bulkNotifyCopy.php', file, user: 'ops@lendlock.com' });
+    expect(requests[0]?.body).toEqual({
+      file: 'file:due.csv',
+      user: 'ops@lendlock.com',
+      timeZone: 'Asia/Kolkata',
+    });
+  });
+
   it('uploads the file as multipart file, user and level to the bulk script, with the session key', async () => {
+    restoreZone = inZone('UTC');
     const { api, requests } = clientWith(() => ({
       body: { status: 'success', message: 'ok', batchId: 7, total: 3 },
     }));
@@ -97,7 +151,7 @@ describe('batches api', () => {
       {
         path: '/api/bulkGreyCopy.php',
         headers: expect.objectContaining({ 'X-API-Key': 'token-1' }),
-        body: { file: 'file:devices.csv', user: 'ops@lendlock.com', level: 'level2' },
+        body: { file: 'file:devices.csv', user: 'ops@lendlock.com', level: 'level2', timeZone: 'UTC' },
       },
     ]);
     // The browser sets the multipart boundary itself.
@@ -106,7 +160,7 @@ describe('batches api', () => {
     await uploadBatch(api, { script: 'bulkLockCopy.php', file, user: 'ops@lendlock.com' });
     expect(requests[1]).toMatchObject({
       path: '/api/bulkLockCopy.php',
-      body: { file: 'file:devices.csv', user: 'ops@lendlock.com' },
+      body: { file: 'file:devices.csv', user: 'ops@lendlock.com', timeZone: 'UTC' },
     });
   });
 

@@ -27,6 +27,7 @@ import {
   type DownloadedFile,
   type FileCallOptions,
 } from './client';
+import { browserTimeZone } from './timeZone';
 import type { UploadProgress } from './xhrFetch';
 
 export type BulkUploadResponse = z.infer<typeof bulkUploadResponseSchema>;
@@ -73,12 +74,18 @@ export interface BulkUpload {
   sending?: string;
 }
 
-/** Uploads a batch CSV as multipart `file`, `user` (and `level`); the server validates it again. */
+/**
+ * Uploads a batch CSV as multipart `file`, `user` (and `level`), with the browser's `timeZone`: the server
+ * validates it again, judging dated rows (Notify's Pre, Post, Due) by the day the operator sees, as the
+ * preview did.
+ */
 export function uploadBatch(api: ApiClient, upload: BulkUpload): Promise<BulkUploadResponse> {
   const form = new FormData();
   form.append('file', upload.file, upload.file.name);
   form.append('user', upload.user);
   if (upload.level) form.append('level', upload.level);
+  const timeZone = browserTimeZone();
+  if (timeZone) form.append('timeZone', timeZone);
   return api.call(upload.script.replace(/\.php$/, ''), {
     body: form,
     parse: (b) => bulkUploadResponseSchema.parse(b),

@@ -9,9 +9,11 @@
 import {
   ENVELOPE_HEADER,
   ENVELOPE_HEADER_VALUE,
+  type InvalidRow,
   isEnvelope,
   MESSAGES,
   type RuntimeConfig,
+  rowsRefusalSchema,
   type SessionEndReason,
   sessionEndReasonSchema,
   type WebEnvelopeCodec,
@@ -47,6 +49,16 @@ export function refusalMessage(error: unknown, fallback: string): string {
   return error instanceof ApiError && error.status < 500 && error.serverMessage
     ? error.serverMessage
     : fallback;
+}
+
+/**
+ * The rows the server refused in a file or list (a batch CSV, loans, payments: 400 VALIDATION_FAILED
+ * with `invalid` rows), shown as the browser's own check shows them and in incorrect_data.csv; else null.
+ */
+export function refusedRows(error: unknown): { invalid: InvalidRow[]; invalidCount: number } | null {
+  if (!(error instanceof ApiError)) return null;
+  const parsed = rowsRefusalSchema.safeParse(error.body);
+  return parsed.success ? { invalid: parsed.data.invalid, invalidCount: parsed.data.invalidCount } : null;
 }
 
 /** The request never got an answer (offline, DNS, connection refused, aborted). */

@@ -7,11 +7,9 @@
  */
 import {
   type ImportLoansResponse,
-  type InvalidRow,
   importLoansResponseSchema,
   type LoanView,
   loanResponseSchema,
-  loansRefusalSchema,
   promiseToPayResponseSchema,
   type RecordPaymentResponse,
   type RecordPaymentsResponse,
@@ -46,13 +44,6 @@ export async function fetchLoan(
     if (error instanceof ApiError && error.status === 404) return null;
     throw error;
   }
-}
-
-/** The rows of a refused loans or payments upload (or JSON), as incorrect_data.csv lists them; else null. */
-export function refusedRows(error: unknown): { invalid: InvalidRow[]; invalidCount: number } | null {
-  if (!(error instanceof ApiError)) return null;
-  const parsed = loansRefusalSchema.safeParse(error.body);
-  return parsed.success ? { invalid: parsed.data.invalid, invalidCount: parsed.data.invalidCount } : null;
 }
 
 export function uploadLoans(api: ApiClient, file: File, replace: boolean): Promise<ImportLoansResponse> {

@@ -35,6 +35,20 @@ export const errorResponseSchema = z.object({
 });
 export type ErrorResponse = z.infer<typeof errorResponseSchema>;
 
+/**
+ * The answer to a file or a list whose rows were refused (400 VALIDATION_FAILED): a batch CSV, loans or
+ * payments. Every bad row (a CSV's line, or an item's position in a JSON request) with its error, as
+ * incorrect_data.csv lists them: at most the first 1,000, `invalidCount` counting them all.
+ */
+export const rowsRefusalSchema = z.object({
+  status: z.literal('error'),
+  code: z.literal('VALIDATION_FAILED'),
+  message: z.string(),
+  invalid: z.array(z.object({ line: z.number(), error: z.string(), data: z.string() })),
+  invalidCount: z.number().int(),
+  more: z.string().optional(),
+});
+
 /** The spec's `{status, message}` reply of most calls. */
 export const statusMessageSchema = z.object({
   status: z.string(),

@@ -5,7 +5,6 @@
  * (`*Minor`, integers) with the currency, which `formatAmount` turns back into text.
  */
 import { z } from 'zod';
-import type { InvalidRow } from '../csv/imeiCsv';
 import { isoDaySchema, timeZoneSchema } from '../dates';
 import { LOAN_MESSAGES } from '../messages';
 
@@ -62,20 +61,6 @@ export const importLoansResponseSchema = z.object({
   unchanged: z.number().int(),
 });
 export type ImportLoansResponse = z.infer<typeof importLoansResponseSchema>;
-
-/**
- * The answer to loans or payments that were refused (400 VALIDATION_FAILED): every bad row (a CSV's line, or
- * the loan's position in a JSON request) with its error, as incorrect_data.csv lists them.
- */
-export const loansRefusalSchema = z.object({
-  status: z.literal('error'),
-  code: z.literal('VALIDATION_FAILED'),
-  message: z.string(),
-  invalid: z.array(z.object({ line: z.number(), error: z.string(), data: z.string() })),
-  invalidCount: z.number().int(),
-  more: z.string().optional(),
-});
-export type LoansRefusal = { invalid: InvalidRow[]; invalidCount: number; more?: string };
 
 export const PAYMENT_SOURCES = ['API', 'CSV', 'CONSOLE'] as const;
 export type PaymentSourceName = (typeof PAYMENT_SOURCES)[number];

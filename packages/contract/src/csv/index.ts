@@ -5,4 +5,5 @@ export * from './invalidRows';
 export * from './loansCsv';
 export * from './notifyCsv';
 export * from './paymentsCsv';
+export * from './samples';
 export * from './stream';

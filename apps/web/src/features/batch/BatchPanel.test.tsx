@@ -70,6 +70,7 @@ beforeEach(() => {
 afterEach(() => {
   cleanup();
   vi.unstubAllGlobals();
+  vi.restoreAllMocks();
 });
 
 async function chooseCsv(container: HTMLElement, text = CSV) {
@@ -120,6 +121,46 @@ describe('the batch panel', () => {
     expect((await screen.findByTestId('upload-error')).textContent).toBe(
       'A batch of this feature is running.',
     );
+  });
+
+  it("lists the rows the server refused as the browser's own, in place of the counts, and in incorrect_data.csv", async () => {
+    const serverRow = {
+      line: 3,
+      error: 'Invalid IMEI (not in the financed list)',
+      data: '2,356938035643817',
+    };
+    const { api } = fakeApi((script) => {
+      if (script === 'v2/batch/current') return { status: 'success', batch: null };
+      if (script === 'bulkLockCopy')
+        throw new ApiError(400, {
+          status: 'error',
+          code: 'VALIDATION_FAILED',
+          message: MESSAGES.csvIncorrect,
+          invalid: [serverRow],
+          invalidCount: 1,
+        });
+      throw new Error(`unexpected call ${script}`);
+    });
+    const saved: Blob[] = [];
+    vi.spyOn(URL, 'createObjectURL').mockImplementation((blob) => {
+      saved.push(blob as Blob);
+      return 'blob:x';
+    });
+    const { container } = renderWithServices(<BatchPanel definition={LOCK} />, { api });
+    await screen.findByText(BATCH_LABELS.title);
+    await chooseCsv(container);
+    const errors = await screen.findByTestId('csv-errors');
+    expect(errors.textContent).toContain(MESSAGES.csvIncorrect);
+    expect(screen.getByTestId('invalid-rows').textContent).toContain(serverRow.error);
+    // The browser's "Valid: 2 · Invalid: 0" no longer stands above the server's answer.
+    expect(screen.queryByTestId('csv-counts')).toBeNull();
+    expect(screen.queryByTestId('upload-error')).toBeNull();
+    expect(alert).not.toHaveBeenCalled();
+    await userEvent.setup().click(screen.getByRole('button', { name: /incorrect/i }));
+    await waitFor(() => expect(saved).toHaveLength(1));
+    const csv = await (saved[0] as Blob).text();
+    expect(csv).toContain(serverRow.error);
+    expect(csv).toContain(serverRow.data);
   });
 
   it('shows an incomplete batch as the resume card on opening, and New Batch discards it', async () => {

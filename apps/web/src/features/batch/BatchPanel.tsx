@@ -5,6 +5,7 @@
  *    while we evaluate this batch...', showing the file's name, size and read time, or its invalid rows
  *    with incorrect_data.csv; Graded Disable App needs its grade before the file selector is enabled;
  *    a Notify file is shown in the File Preview first;
+ *    rows the server refuses on upload are listed the same way, with incorrect_data.csv of them;
  * 2–3. it is uploaded with the bulk script and followed under 'Please Wait while we are executing this
  *    batch...' (progress bar, Pause) to its processing time, summary, results and Download CSV;
  * 4. a batch of this feature that stopped incomplete shows the resume card when the screen opens; one
@@ -23,7 +24,7 @@ import {
   uploadBatch,
   uploadFailureText,
 } from '../../api/batches';
-import { isSessionLost } from '../../api/client';
+import { isSessionLost, refusedRows } from '../../api/client';
 import { commandFailureText } from '../../api/commands';
 import type { UploadProgress } from '../../api/xhrFetch';
 import { useServices } from '../../app/services';
@@ -82,6 +83,8 @@ export function BatchPanel({ definition }: { definition: CommandDefinition }) {
   const [formKey, setFormKey] = useState(0);
   const [preview, setPreview] = useState<{ file: File; rows: NotifyRow[] } | null>(null);
   const [failure, setFailure] = useState<string | null>(null);
+  /** Rows the server refused after the browser's check passed them: shown as that check's own. */
+  const [refused, setRefused] = useState<ReturnType<typeof refusedRows>>(null);
   const [notice, setNotice] = useState<string | null>(null);
   /** How much of the file being uploaded was sent. */
   const [sent, setSent] = useState<UploadProgress | null>(null);
@@ -110,6 +113,11 @@ export function BatchPanel({ definition }: { definition: CommandDefinition }) {
     onError: (error) => {
       // A lost session goes to /login, which says why and that the upload was not sent.
       if (isSessionLost(error)) return;
+      const rows = refusedRows(error);
+      if (rows) {
+        setRefused(rows);
+        return;
+      }
       const message = uploadFailureText(error);
       setFailure(message);
       window.alert(message);
@@ -139,6 +147,7 @@ export function BatchPanel({ definition }: { definition: CommandDefinition }) {
   const reset = () => {
     setChosen(null);
     setFailure(null);
+    setRefused(null);
     setNotice(null);
     setPreview(null);
     upload.reset();
@@ -202,6 +211,7 @@ export function BatchPanel({ definition }: { definition: CommandDefinition }) {
               disabled={graded && grade === ''}
               validate={(file, signal) => validateInWorker(file, kind, signal)}
               onReset={reset}
+              refused={refused}
               onValid={(check, _facts, file) => {
                 if (kind === 'notify') setPreview({ file, rows: check.rows });
                 else send(file);

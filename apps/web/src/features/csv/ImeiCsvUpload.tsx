@@ -3,7 +3,8 @@
  * unless it is a CSV ('Only CSV files are allowed.'), is validated under the 'Please wait while we
  * evaluate this batch...' overlay, and shows its name, size in KB and read time in ms. An invalid file
  * lists its errors with incorrect_data.csv; a file with no data rows passes with a note and nothing to
- * process; a valid one goes to `onValid`.
+ * process; a valid one goes to `onValid`. Rows the server refuses after the file passed here (`refused`)
+ * are shown the same way, in place of the counts that said the file was valid.
  *
  * `CsvUpload` takes the validation to run (the batch panel validates in a Web Worker); `ImeiCsvUpload`
  * is it with the contract's IMEI validator, handing the IMEIs over.
@@ -51,6 +52,8 @@ interface CsvUploadProps<R extends CsvSummary> {
   onValid: (result: R, facts: CsvFileFacts, file: File) => void;
   disabled?: boolean;
   label?: string;
+  /** Rows the server refused once this file was sent: shown as this check's own errors. */
+  refused?: { invalid: readonly InvalidRow[]; invalidCount: number } | null;
 }
 
 export function CsvUpload<R extends CsvSummary>({
@@ -59,6 +62,7 @@ export function CsvUpload<R extends CsvSummary>({
   onValid,
   disabled = false,
   label = CSV_LABELS.chooseFile,
+  refused = null,
 }: CsvUploadProps<R>) {
   const [file, setFile] = useState<File | null>(null);
   const [evaluating, setEvaluating] = useState(false);
@@ -100,7 +104,17 @@ export function CsvUpload<R extends CsvSummary>({
     }
   };
 
-  const outcome = result ? csvOutcome(result) : null;
+  // The server's refusal of the file's rows replaces what the browser found.
+  const shown: CsvSummary | null =
+    result && refused
+      ? {
+          ...result,
+          invalid: refused.invalid,
+          invalidCount: refused.invalidCount,
+          validCount: result.total - refused.invalidCount,
+        }
+      : result;
+  const outcome = shown ? csvOutcome(shown) : null;
   return (
     <Stack gap="sm" pos="relative">
       <LoadingOverlay
@@ -129,17 +143,17 @@ export function CsvUpload<R extends CsvSummary>({
           {`${CSV_LABELS.fileName}: ${facts.name} · ${CSV_LABELS.fileSize}: ${formatSizeKb(facts.sizeBytes)} · ${CSV_LABELS.readTime}: ${formatMs(facts.readMs)}`}
         </Text>
       ) : null}
-      {result && outcome !== 'invalid' ? (
+      {shown && outcome !== 'invalid' ? (
         <Text size="sm" data-testid="csv-counts">
-          {`${CSV_LABELS.rows}: ${result.total} · ${CSV_LABELS.validRows}: ${result.validCount} · ${CSV_LABELS.invalidRows}: ${result.invalidCount}${result.duplicates ? ` · ${CSV_SUMMARY_LABELS.duplicates}: ${result.duplicates}` : ''}`}
+          {`${CSV_LABELS.rows}: ${shown.total} · ${CSV_LABELS.validRows}: ${shown.validCount} · ${CSV_LABELS.invalidRows}: ${shown.invalidCount}${shown.duplicates ? ` · ${CSV_SUMMARY_LABELS.duplicates}: ${shown.duplicates}` : ''}`}
         </Text>
       ) : null}
-      {result && outcome === 'invalid' ? (
-        <CsvErrorReport invalid={result.invalid} invalidCount={result.invalidCount} />
+      {shown && outcome === 'invalid' ? (
+        <CsvErrorReport invalid={shown.invalid} invalidCount={shown.invalidCount} />
       ) : null}
-      {result && outcome === 'empty' ? (
+      {shown && outcome === 'empty' ? (
         <Alert color="yellow" data-testid="csv-note">
-          {result.note}
+          {shown.note}
         </Alert>
       ) : null}
     </Stack>

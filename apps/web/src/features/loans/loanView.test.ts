@@ -6,8 +6,8 @@ import {
   validatePaymentsCsv,
 } from '@lendlock/contract';
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../api/client';
-import { fetchLoan, refusedRows } from '../../api/loans';
+import { ApiError, refusedRows } from '../../api/client';
+import { fetchLoan } from '../../api/loans';
 import { fakeApi } from '../../test/fakeApi';
 import { LOAN_LABELS as L } from './labels';
 import {
@@ -131,13 +131,16 @@ describe('the Loans screen', () => {
     expect(lookupOf('  ')).toBeNull();
   });
 
-  it('offers sample files its own validators accept', async () => {
-    expect((await validateLoansCsv(sampleLoansCsv())).invalid).toEqual([]);
-    const payments = await validatePaymentsCsv(samplePaymentsCsv(), {
-      now: new Date('2026-12-31T00:00:00Z'),
-    });
-    expect(payments.invalid).toEqual([]);
-    expect(payments.payments).toHaveLength(2);
+  it('offers sample files its own validators accept on the day they are made', async () => {
+    for (const [today, now] of [
+      ['2026-11-28', '2026-11-27T23:27:00Z'], // 04:57 in Kolkata
+      ['2027-01-01', '2027-01-01T00:00:00Z'],
+    ] as const) {
+      expect((await validateLoansCsv(sampleLoansCsv(today))).invalid).toEqual([]);
+      const payments = await validatePaymentsCsv(samplePaymentsCsv(today), { now: new Date(now) });
+      expect(payments.invalid, today).toEqual([]);
+      expect(payments.payments).toHaveLength(2);
+    }
   });
 
   it('a loan that is not there is null; a refusal’s rows are read from the server’s answer', async () => {

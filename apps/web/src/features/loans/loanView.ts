@@ -3,6 +3,7 @@
  * summary's lines, the payment form's `validate()`, and the lookup field's reading (an IMEI or a loan ref).
  */
 import {
+  addDays,
   displayAmount,
   isReference,
   LOAN_MESSAGES,
@@ -127,23 +128,23 @@ export function lookupOf(text: string): { imei: string } | { loanRef: string } |
   return /^\d{15}$/.test(value) ? { imei: value } : { loanRef: value };
 }
 
-/** The sample files the Loans screen offers (the columns, and a row or two to copy). */
-export function sampleLoansCsv(): string {
+/**
+ * The sample files the Loans screen offers (the columns, and a row or two to copy), dated relative to
+ * `today` (the operator's day) so that each passes the validation on the day it is downloaded: a loan
+ * whose instalments fall due in 30, 60 and 90 days, and two payments of the last two days.
+ */
+export function sampleLoansCsv(today: string): string {
   return loansCsvText([
     {
       loanRef: 'LN-1001',
       imei: '356938035643809',
       customerName: 'Asha Rao',
       currency: 'INR',
-      instalments: [
-        { dueDate: '2026-01-05', amount: '1499.00' },
-        { dueDate: '2026-02-05', amount: '1499.00' },
-        { dueDate: '2026-03-05', amount: '1499.00' },
-      ],
+      instalments: [30, 60, 90].map((days) => ({ dueDate: addDays(today, days), amount: '1499.00' })),
     },
   ]);
 }
 
-export function samplePaymentsCsv(): string {
-  return `${PAYMENTS_CSV_HEADERS.join(',')}\r\nRCPT-9001,LN-1001,1499.00,2026-01-04\r\nRCPT-9002,LN-1001,750.50,2026-02-06T18:30:00+05:30\r\n`;
+export function samplePaymentsCsv(today: string): string {
+  return `${PAYMENTS_CSV_HEADERS.join(',')}\r\nRCPT-9001,LN-1001,1499.00,${addDays(today, -2)}\r\nRCPT-9002,LN-1001,750.50,${addDays(today, -1)}T18:30:00+05:30\r\n`;
 }

@@ -3,7 +3,7 @@
  * Today's Registration; the sample CSV downloads; Refresh Data; and charts of registrations per day,
  * commands by status and devices online.
  */
-import { MESSAGES, type Screen } from '@lendlock/contract';
+import { localDay, MESSAGES, notificationSampleCsv, type Screen } from '@lendlock/contract';
 import {
   Anchor,
   Button,
@@ -22,6 +22,7 @@ import { deviceKeys, fetchDashboardCharts, fetchHomeData } from '../../api/devic
 import { PageTitle } from '../../app/layout/PageTitle';
 import { useServices } from '../../app/services';
 import { statusColor } from '../../components/commandStatus';
+import { downloadBlob } from '../../features/csv/download';
 import { BarChart } from './BarChart';
 import { DASHBOARD_LABELS as L, SAMPLE_FILES } from './labels';
 
@@ -45,7 +46,18 @@ export default function DashboardPage({ screen }: { screen: Screen }) {
         <Anchor href={`/${SAMPLE_FILES.imei}`} download={SAMPLE_FILES.imei}>
           {L.sampleCsv}
         </Anchor>
-        <Anchor href={`/${SAMPLE_FILES.notification}`} download={SAMPLE_FILES.notification}>
+        <Anchor
+          href={`/${SAMPLE_FILES.notification}`}
+          download={SAMPLE_FILES.notification}
+          onClick={(event) => {
+            // Dated on the browser's day, as the batch screens judge it.
+            event.preventDefault();
+            downloadBlob(
+              new Blob([notificationSampleCsv(localDay())], { type: 'text/csv' }),
+              SAMPLE_FILES.notification,
+            );
+          }}
+        >
           {L.notificationSampleCsv}
         </Anchor>
         <Button onClick={refresh} loading={refreshing}>

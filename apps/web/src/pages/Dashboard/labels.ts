@@ -1,4 +1,6 @@
 /** Texts of the Dashboard. */
+import { NOTIFICATION_SAMPLE_FILE } from '@lendlock/contract';
+
 export const DASHBOARD_LABELS = {
   totalDevices: 'Total Devices',
   deenrolled: 'De-Enrolled Devices (re-registration required)',
@@ -13,8 +15,11 @@ export const DASHBOARD_LABELS = {
   noCommands: 'No commands in the last 30 days.',
 } as const;
 
-/** The static sample files (apps/web/public), served beside the console. */
+/**
+ * The sample files: samplecsv.csv is static (apps/web/public); notificationsamplecsv.csv is dated
+ * relative to the operator's day, made in the browser on click (and by the server at its path).
+ */
 export const SAMPLE_FILES = {
   imei: 'samplecsv.csv',
-  notification: 'notificationsamplecsv.csv',
+  notification: NOTIFICATION_SAMPLE_FILE,
 } as const;

@@ -8,6 +8,7 @@
 import {
   type ImportLoansResponse,
   type InvalidRow,
+  localDay,
   MESSAGES,
   type RecordPaymentsResponse,
   type Screen,
@@ -29,11 +30,10 @@ import {
 } from '@mantine/core';
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
-import { refusalMessage } from '../../api/client';
-import { fetchLoan, loanKeys, refusedRows, uploadLoans, uploadPayments } from '../../api/loans';
+import { refusalMessage, refusedRows } from '../../api/client';
+import { fetchLoan, loanKeys, uploadLoans, uploadPayments } from '../../api/loans';
 import { PageTitle } from '../../app/layout/PageTitle';
 import { useServices } from '../../app/services';
-import { CsvErrorReport } from '../../features/csv/CsvErrorReport';
 import { downloadText } from '../../features/csv/download';
 import { type CsvSummary, CsvUpload } from '../../features/csv/ImeiCsvUpload';
 import { LoanDetails } from '../../features/loans/LoanDetails';
@@ -51,7 +51,11 @@ export default function LoansPage({ screen }: { screen: Screen }) {
             kind="loans"
             title={L.importTitle}
             help={L.importHelp}
-            sample={{ label: L.sampleLoans, name: 'loans_sample.csv', text: sampleLoansCsv }}
+            sample={{
+              label: L.sampleLoans,
+              name: 'loans_sample.csv',
+              text: () => sampleLoansCsv(localDay()),
+            }}
           />
         </Grid.Col>
         <Grid.Col span={{ base: 12, lg: 6 }}>
@@ -59,7 +63,11 @@ export default function LoansPage({ screen }: { screen: Screen }) {
             kind="payments"
             title={L.paymentsTitle}
             help={L.paymentsHelp}
-            sample={{ label: L.samplePayments, name: 'payments_sample.csv', text: samplePaymentsCsv }}
+            sample={{
+              label: L.samplePayments,
+              name: 'payments_sample.csv',
+              text: () => samplePaymentsCsv(localDay()),
+            }}
           />
         </Grid.Col>
       </Grid>
@@ -95,6 +103,7 @@ function FileCard(props: {
       setFile(null);
     },
     onError: (error) => {
+      // Rows the server refused are shown where the browser's own check shows them.
       const rows = refusedRows(error);
       if (rows) setRefused(rows);
       setOutcome({ ok: false, text: refusalMessage(error, MESSAGES.uploadError) });
@@ -130,6 +139,7 @@ function FileCard(props: {
             setOutcome(null);
           }}
           onValid={(_, __, chosen) => setFile(chosen)}
+          refused={refused}
         />
         {props.kind === 'loans' ? (
           <Checkbox
@@ -152,7 +162,6 @@ function FileCard(props: {
             {outcome.text}
           </Alert>
         ) : null}
-        {refused ? <CsvErrorReport invalid={refused.invalid} invalidCount={refused.invalidCount} /> : null}
       </Stack>
     </Card>
   );
