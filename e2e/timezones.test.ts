@@ -165,6 +165,9 @@ describe('the Audit Log in Asia/Kolkata', () => {
     await signIn(page, codec, USERS.superadmin);
     await page.getByTestId('nav-auditLog').click();
     await page.getByRole('heading', { name: screenTitle('auditLog'), exact: true }).waitFor();
+    // The screen opens on the last 7 days of Kolkata, already searched.
+    await page.locator('[data-testid="audit-results"][data-state="ready"]').waitFor();
+    await expect(fieldLabelled(page, AUDIT_LOG_LABELS.to).inputValue()).resolves.toBe(today);
     await fieldLabelled(page, AUDIT_LOG_LABELS.action).fill(ACTION);
     await fieldLabelled(page, AUDIT_LOG_LABELS.from).fill(today);
     await fieldLabelled(page, AUDIT_LOG_LABELS.to).fill(today);

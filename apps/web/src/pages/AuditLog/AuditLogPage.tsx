@@ -1,10 +1,11 @@
 /**
- * The SUPERADMIN's Audit Log: search the append-only log by IMEI, user (email), action prefix
- * and From/To dates (whole days in the browser's time zone, which the search sends), see the rows newest
- * first in a 380 px virtualised table paged through the server's total, and Export the same search as the
+ * The SUPERADMIN's Audit Log: opens on the last 7 days; search the append-only log by IMEI, user
+ * (email), action prefix and From/To dates (whole days in the browser's time zone, which the search sends), see the rows newest
+ * first in a 380 px virtualised table paged through the server's total (each row's details as labelled
+ * fields), and Export the same search as the
  * server's xlsx, with progress while it streams.
  */
-import type { Screen } from '@lendlock/contract';
+import { localDay, type Screen } from '@lendlock/contract';
 import {
   Button,
   Card,
@@ -38,6 +39,7 @@ import {
   auditFilter,
   EMPTY_AUDIT_LOG_FORM,
   failureMessage,
+  openingForm,
   pageCount,
   pageOffset,
   rangeText,
@@ -54,10 +56,15 @@ const AUDIT_TABLE_HEIGHT = 380;
 export default function AuditLogPage({ screen }: { screen: Screen }) {
   const queryClient = useQueryClient();
   const files = useAuditExport();
-  const [form, setForm] = useState<AuditLogFormValues>(EMPTY_AUDIT_LOG_FORM);
+  // The screen opens on the last 7 days, already searched.
+  const [opening] = useState(() => openingForm(localDay()));
+  const [form, setForm] = useState<AuditLogFormValues>(opening);
   const [formError, setFormError] = useState<string | null>(null);
   /** The search shown; `id` tells one Search from the next, so each asks the server afresh. */
-  const [submitted, setSubmitted] = useState<{ filter: AuditFilter; id: number } | null>(null);
+  const [submitted, setSubmitted] = useState<{ filter: AuditFilter; id: number } | null>(() => ({
+    filter: auditFilter(opening),
+    id: 0,
+  }));
   const [page, setPage] = useState(1);
 
   const set = (field: keyof AuditLogFormValues, value: string) => {

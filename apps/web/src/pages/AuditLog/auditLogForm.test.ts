@@ -5,6 +5,7 @@ import {
   auditFilter,
   EMPTY_AUDIT_LOG_FORM,
   failureMessage,
+  openingForm,
   pageCount,
   pageOffset,
   rangeText,
@@ -12,6 +13,15 @@ import {
 } from './auditLogForm';
 
 const form = (values: Partial<typeof EMPTY_AUDIT_LOG_FORM>) => ({ ...EMPTY_AUDIT_LOG_FORM, ...values });
+
+describe('the opening search', () => {
+  it('is the last 7 days, today included, across a month and a year', () => {
+    expect(openingForm('2026-11-28')).toEqual(form({ from: '2026-11-22', to: '2026-11-28' }));
+    expect(openingForm('2027-01-03')).toEqual(form({ from: '2026-12-28', to: '2027-01-03' }));
+    expect(validate(openingForm('2026-03-01'))).toBeNull();
+    expect(auditFilter(openingForm('2026-03-01'))).toEqual({ from: '2026-02-23', to: '2026-03-01' });
+  });
+});
 
 describe('validate', () => {
   it('accepts an empty form (the whole log) and any one filter', () => {

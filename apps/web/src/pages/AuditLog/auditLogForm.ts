@@ -1,8 +1,8 @@
 /**
- * The Audit Log search form as pure functions: its values, `validate()` (the date rule with the contract's
+ * The Audit Log search form as pure functions: its values (the screen opens on the last 7 days), `validate()` (the date rule with the contract's
  * message), the filter it sends, the paging of the results and the message a failure shows.
  */
-import { MESSAGES } from '@lendlock/contract';
+import { addDays, MESSAGES } from '@lendlock/contract';
 import { type AuditFilter, filterFields } from '../../api/audit';
 import { refusalMessage } from '../../api/client';
 import { AUDIT_LOG_LABELS as L } from './labels';
@@ -17,6 +17,14 @@ export interface AuditLogFormValues {
 }
 
 export const EMPTY_AUDIT_LOG_FORM: AuditLogFormValues = { imei: '', user: '', action: '', from: '', to: '' };
+
+/** The days the screen opens on: the last 7, today included (`today` is the browser's day). */
+export const OPENING_DAYS = 7;
+
+/** The form the screen opens with, searched at once: the last OPENING_DAYS days. */
+export function openingForm(today: string): AuditLogFormValues {
+  return { ...EMPTY_AUDIT_LOG_FORM, from: addDays(today, 1 - OPENING_DAYS), to: today };
+}
 
 /** Null when the form may be sent; otherwise the message to show. Every field is optional. */
 export function validate(form: AuditLogFormValues): string | null {

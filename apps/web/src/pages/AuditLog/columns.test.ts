@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { formatLocalDateTime } from '../../lib/datetime';
-import { AUDIT_LOG_COLUMNS, auditCells } from './columns';
+import { AUDIT_LOG_COLUMNS, auditCells, detailText } from './columns';
 
 describe('audit log columns', () => {
   it('are When, Who, What, Target, Address, Result and Details', () => {
@@ -34,7 +34,7 @@ describe('audit log columns', () => {
       'key:3',
       '10.0.0.7',
       'success',
-      '{"keyName":"integrator"}',
+      'Key name: integrator',
     ]);
     const cells = auditCells({
       id: 2,
@@ -70,5 +70,18 @@ describe('audit log columns', () => {
       if (saved === undefined) delete process.env.TZ;
       else process.env.TZ = saved;
     }
+  });
+
+  it('reads the details as labelled fields, not JSON', () => {
+    expect(detailText('{"batchId":42,"sessions_ended":3,"reason":"password reset"}')).toBe(
+      'Batch id: 42 · Sessions ended: 3 · Reason: password reset',
+    );
+    expect(detailText('{"from":{"status":"ACTIVE","level":"ADMIN"},"imeis":["1","2"],"note":null}')).toBe(
+      'From status: ACTIVE · From level: ADMIN · Imeis: 1, 2 · Note: —',
+    );
+    // What is not a JSON object stays as the log holds it.
+    expect(detailText('plain words')).toBe('plain words');
+    expect(detailText('[1,2]')).toBe('[1,2]');
+    expect(detailText(null)).toBe('');
   });
 });
