@@ -140,6 +140,8 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   app.addHook('preClose', async () => auditSealer.stop());
   app.addHook('onReady', async () => webhookDelivery.start());
   app.addHook('preClose', async () => webhookDelivery.stop());
+  app.addHook('onReady', async () => ctx.offlineAnnouncer.start());
+  app.addHook('preClose', async () => ctx.offlineAnnouncer.stop());
   await registerOpenApi(app, { ui: config.apiDocs });
   for (const routes of [
     healthRoutes,

@@ -23,6 +23,7 @@ import { CollectionsService } from './modules/collections/service';
 import { CommandService } from './modules/commands/service';
 import { defaultAttestationRootsPath, loadAttestationRoots } from './modules/devices/attestation';
 import { decideReregistration, deviceIdentity } from './modules/devices/identity';
+import { OfflineAnnouncer } from './modules/devices/offline';
 import {
   type IdentityPolicy,
   issueNonce,
@@ -152,7 +153,6 @@ export async function buildContainer({ config, database, log, ...options }: Cont
     ...DEFAULT_WEBHOOK_TIMING,
     retryFirstMs: config.webhookRetryFirstMs,
     timeoutMs: config.webhookTimeoutMs,
-    offlineAfterMs: config.webhookOfflineAfterMs,
   };
   const webhooks = new WebhookService({
     db,
@@ -166,6 +166,15 @@ export async function buildContainer({ config, database, log, ...options }: Cont
     openSecret: webhooks.openSecret,
     allowPrivate: config.webhookAllowPrivate,
     timing: webhookTiming,
+  });
+  // Devices offline too long are announced as webhook events (device.offline).
+  const offlineAnnouncer = new OfflineAnnouncer({
+    db,
+    log,
+    events: webhookDelivery,
+    offlineAfterMs: config.webhookOfflineAfterMs,
+    giveUpAfterMs: webhookTiming.giveUpAfterMs,
+    pollMs: webhookTiming.pollMs,
   });
   // The one owner of COMMAND_TTL: batches and collections record their commands with its recordOptions.
   const commands = new CommandService({
@@ -238,6 +247,8 @@ export async function buildContainer({ config, database, log, ...options }: Cont
     webhooks,
     /** Webhook events: written with what caused them, sent with retries by every instance. */
     webhookDelivery,
+    /** Devices gone offline, announced to webhooks (modules/devices/offline.ts). */
+    offlineAnnouncer,
     /** Loans and payments (modules/loans/service.ts). */
     loans: new LoanService({ db, defaultTimeZone: config.reportTimeZone }),
     /** The audit log's hash chain, sealed in the background within a second (ADR 0009). */
