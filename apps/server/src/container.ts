@@ -18,6 +18,7 @@ import { AuditSealer } from './modules/audit/sealer';
 import { auditLog, exportAuditReport, searchAudit } from './modules/audit/service';
 import { type AuthSettings, authenticator, login, logout } from './modules/auth/service';
 import { BatchService } from './modules/batches/service';
+import { BatchWorker } from './modules/batches/worker';
 import { CollectionsEngine } from './modules/collections/engine';
 import { CollectionsService } from './modules/collections/service';
 import { CommandService } from './modules/commands/service';
@@ -184,13 +185,14 @@ export async function buildContainer({ config, database, log, ...options }: Cont
     resendAfterMs: config.commandResendAfterMs,
     events: webhookDelivery,
   });
-  const batches = new BatchService({
+  const batchWorker = new BatchWorker({
     db,
     commands,
     log,
     workers: config.batchWorkers,
     events: webhookDelivery,
   });
+  const batches = new BatchService({ db, workers: batchWorker });
   const collections = new CollectionsService({
     db,
     commands,
@@ -240,6 +242,8 @@ export async function buildContainer({ config, database, log, ...options }: Cont
     health,
     commands,
     batches,
+    /** The batch workers of this instance (modules/batches/worker.ts). */
+    batchWorker,
     /** Collections on autopilot: the API's side, and the daily run and payment watcher (modules/collections). */
     collections,
     collectionsEngine,
