@@ -20,7 +20,7 @@ import { type AuthSettings, authenticator, login, logout } from './modules/auth/
 import { BatchService } from './modules/batches/service';
 import { BatchWorker } from './modules/batches/worker';
 import { CollectionsEngine } from './modules/collections/engine';
-import { CollectionsService } from './modules/collections/service';
+import { collectionsServices } from './modules/collections/services';
 import { CommandService } from './modules/commands/service';
 import { defaultAttestationRootsPath, loadAttestationRoots } from './modules/devices/attestation';
 import { decideReregistration, deviceIdentity } from './modules/devices/identity';
@@ -193,7 +193,7 @@ export async function buildContainer({ config, database, log, ...options }: Cont
     events: webhookDelivery,
   });
   const batches = new BatchService({ db, workers: batchWorker });
-  const collections = new CollectionsService({
+  const collections = collectionsServices({
     db,
     commands,
     events: webhookDelivery,
