@@ -107,7 +107,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     log: app.log,
     ...(options.mailer ? { mailer: options.mailer } : {}),
   });
-  const { commands, batches, collectionsEngine, metrics, mail, auditSealer, webhookDelivery } = ctx;
+  const { commands, collectionsEngine, metrics, mail, auditSealer, webhookDelivery } = ctx;
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
 
@@ -141,6 +141,8 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   app.addHook('preClose', async () => auditSealer.stop());
   app.addHook('onReady', async () => webhookDelivery.start());
   app.addHook('preClose', async () => webhookDelivery.stop());
+  app.addHook('onReady', async () => ctx.offlineAnnouncer.start());
+  app.addHook('preClose', async () => ctx.offlineAnnouncer.stop());
   await registerOpenApi(app, { ui: config.apiDocs });
   for (const routes of [
     healthRoutes,
@@ -177,8 +179,8 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     app.decorate('deviceChannel', channel);
     app.addHook('onClose', async () => channel.close());
     // Batch workers run beside the device channel; on close they stop before it does.
-    app.addHook('onReady', async () => batches.start());
-    app.addHook('preClose', async () => batches.stop());
+    app.addHook('onReady', async () => ctx.batchWorker.start());
+    app.addHook('preClose', async () => ctx.batchWorker.stop());
     // The collections daily run and payment watcher, beside the batch workers (COLLECTIONS_WORKERS).
     if (config.collectionsWorkers) {
       app.addHook('onReady', async () => collectionsEngine.start());

@@ -19,11 +19,13 @@ import { AuditSealer } from './modules/audit/sealer';
 import { auditLog, exportAuditReport, searchAudit } from './modules/audit/service';
 import { type AuthSettings, authenticator, login, logout } from './modules/auth/service';
 import { BatchService } from './modules/batches/service';
+import { BatchWorker } from './modules/batches/worker';
 import { CollectionsEngine } from './modules/collections/engine';
-import { CollectionsService } from './modules/collections/service';
+import { collectionsServices } from './modules/collections/services';
 import { CommandService } from './modules/commands/service';
 import { defaultAttestationRootsPath, loadAttestationRoots } from './modules/devices/attestation';
 import { decideReregistration, deviceIdentity } from './modules/devices/identity';
+import { OfflineAnnouncer } from './modules/devices/offline';
 import {
   type IdentityPolicy,
   issueNonce,
@@ -153,7 +155,6 @@ export async function buildContainer({ config, database, log, ...options }: Cont
     ...DEFAULT_WEBHOOK_TIMING,
     retryFirstMs: config.webhookRetryFirstMs,
     timeoutMs: config.webhookTimeoutMs,
-    offlineAfterMs: config.webhookOfflineAfterMs,
   };
   const webhooks = new WebhookService({
     db,
@@ -168,6 +169,15 @@ export async function buildContainer({ config, database, log, ...options }: Cont
     allowPrivate: config.webhookAllowPrivate,
     timing: webhookTiming,
   });
+  // Devices offline too long are announced as webhook events (device.offline).
+  const offlineAnnouncer = new OfflineAnnouncer({
+    db,
+    log,
+    events: webhookDelivery,
+    offlineAfterMs: config.webhookOfflineAfterMs,
+    giveUpAfterMs: webhookTiming.giveUpAfterMs,
+    pollMs: webhookTiming.pollMs,
+  });
   // The one owner of COMMAND_TTL: batches and collections record their commands with its recordOptions.
   const commands = new CommandService({
     db,
@@ -176,14 +186,15 @@ export async function buildContainer({ config, database, log, ...options }: Cont
     resendAfterMs: config.commandResendAfterMs,
     events: webhookDelivery,
   });
-  const batches = new BatchService({
+  const batchWorker = new BatchWorker({
     db,
     commands,
     log,
     workers: config.batchWorkers,
     events: webhookDelivery,
   });
-  const collections = new CollectionsService({
+  const batches = new BatchService({ db, workers: batchWorker });
+  const collections = collectionsServices({
     db,
     commands,
     events: webhookDelivery,
@@ -232,6 +243,8 @@ export async function buildContainer({ config, database, log, ...options }: Cont
     health,
     commands,
     batches,
+    /** The batch workers of this instance (modules/batches/worker.ts). */
+    batchWorker,
     /** Collections on autopilot: the API's side, and the daily run and payment watcher (modules/collections). */
     collections,
     collectionsEngine,
@@ -239,6 +252,8 @@ export async function buildContainer({ config, database, log, ...options }: Cont
     webhooks,
     /** Webhook events: written with what caused them, sent with retries by every instance. */
     webhookDelivery,
+    /** Devices gone offline, announced to webhooks (modules/devices/offline.ts). */
+    offlineAnnouncer,
     /** Loans and payments (modules/loans/service.ts). */
     loans: new LoanService({ db, defaultTimeZone: config.reportTimeZone }),
     /** The audit log's hash chain, sealed in the background within a second (ADR 0009). */

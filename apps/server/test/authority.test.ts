@@ -34,7 +34,7 @@ describe.each(databaseKinds())('batch authority on %s', (kind) => {
     server = await startDeviceServer(database, 'embedded', { batchWorkers: 1 });
     app = server.app;
     // Chunks run only when a test calls step(): the test decides what runs before and after a disable.
-    await app.ctx.batches.stop();
+    await app.ctx.batchWorker.stop();
     admin = await loginAs(app, await buildUser(database, { userlevel: 'ADMIN' }));
     superadmin = await loginAs(app, await buildUser(database, { userlevel: 'SUPERADMIN' }));
   });
@@ -96,7 +96,7 @@ describe.each(databaseKinds())('batch authority on %s', (kind) => {
   /** Runs `n` chunks of whatever batch is runnable, as the worker does. */
   const steps = async (n: number) => {
     const ran: boolean[] = [];
-    for (let i = 0; i < n; i += 1) ran.push(await app.ctx.batches.step());
+    for (let i = 0; i < n; i += 1) ran.push(await app.ctx.batchWorker.step());
     return ran;
   };
   const now = async () =>
@@ -198,7 +198,7 @@ describe.each(databaseKinds())('batch authority on %s', (kind) => {
     await database.db.transaction().execute(async (trx) => {
       // The disable, not yet committed (it holds the owner's row, as updateUserStatus does).
       await trx.updateTable('users').set({ userstatus: 'INACTIVE' }).where('id', '=', owner.id).execute();
-      chunk = app.ctx.batches.step();
+      chunk = app.ctx.batchWorker.step();
       if (kind === 'postgres') {
         // The chunk is waiting for the owner's row (PGlite has one connection: it waits for the commit).
         await vi.waitFor(

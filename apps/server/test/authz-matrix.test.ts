@@ -83,7 +83,7 @@ describe.each(databaseKinds())('the authorization matrix on %s', (kind) => {
     const server = await startDeviceServer(database, 'embedded', { webDist });
     app = server.app;
     // No background work: every change to the data must come from the request under test.
-    await app.ctx.batches.stop();
+    await app.ctx.batchWorker.stop();
     device = (await registerProfile(app)).profile.imei1;
     const adminUser = await buildUser(database, { userlevel: 'ADMIN' });
     const admin = await loginAs(app, adminUser);
@@ -192,7 +192,7 @@ describe.each(databaseKinds())('authority by owner and level on %s', (kind) => {
     database = await openTestDatabase(kind);
     app = (await startDeviceServer(database, 'embedded')).app;
     // No background work: a batch stays where the test left it.
-    await app.ctx.batches.stop();
+    await app.ctx.batchWorker.stop();
     device = (await registerProfile(app)).profile.imei1;
     const person = async (level: 'USER' | 'ADMIN' | 'SUPERADMIN', permissions: string[] = []) => {
       const user = await buildUser(database, { userlevel: level, permissions });

@@ -6,7 +6,7 @@ import { MESSAGES } from '@lendlock/contract';
 import { imeiFor } from '@lendlock/device-sim';
 import { sql } from 'kysely';
 import { describe, expect, it, vi } from 'vitest';
-import { BatchService } from '../src/modules/batches/service';
+import { BatchWorker } from '../src/modules/batches/worker';
 import { databaseKinds, type TestDatabase } from './db';
 import { deviceSuite, simulatedDevice } from './devices';
 import { buildUser, loginAs } from './factories';
@@ -153,17 +153,17 @@ describe.each(databaseKinds())('batches on %s', (kind) => {
     const imeis = randomImeis(400);
     await seedDevices(suite.database, imeis);
     // Workers held while the batch is stored and paused, so the pause lands before any chunk.
-    await suite.server.app.ctx.batches.stop();
+    await suite.server.app.ctx.batchWorker.stop();
     const response = await upload('bulkGreyCopy', imeiCsv(imeis), {
       fields: { user: suite.admin.email, level: 'level2' },
     });
     const { batchId } = response.json();
     await call('v2/batch/pause', { batchId });
-    suite.server.app.ctx.batches.start();
+    suite.server.app.ctx.batchWorker.start();
     // A chunk already under way finishes; after that nothing moves. Barrier: worker rounds taken after the
     // pause, run here until one finds nothing to do (a runnable batch would be worked through first).
     const idle = async () => {
-      while (await suite.server.app.ctx.batches.step()) {}
+      while (await suite.server.app.ctx.batchWorker.step()) {}
     };
     await idle();
     const paused = await progress(batchId);
@@ -214,10 +214,10 @@ describe.each(databaseKinds())('batches on %s', (kind) => {
 
   it('New Batch discards the rest of a batch', async () => {
     const imeis = randomImeis(300);
-    await suite.server.app.ctx.batches.stop();
+    await suite.server.app.ctx.batchWorker.stop();
     const { batchId } = (await upload('bulkSetAlarmCopy', imeiCsv(imeis))).json();
     const cancelled = (await call('v2/batch/cancel', { batchId })).json().batch;
-    suite.server.app.ctx.batches.start();
+    suite.server.app.ctx.batchWorker.start();
     expect(cancelled.isComplete).toBe('cancelled');
     expect((await call('v2/batch/current', { statusOf: 'activatealarmfiles' })).json().batch).toBeNull();
     // The rest is gone: no chunk left to process, no row processed, no command.
@@ -230,28 +230,20 @@ describe.each(databaseKinds())('batches on %s', (kind) => {
     expect(left.rows[0]).toEqual({ chunks: 0, items: 0, commands: 0 });
   });
 
-  it('an upload whose rows cannot all be stored fails, and its batch stays held with nothing sent', async () => {
-    const imeis = randomImeis(25_000);
-    await seedDevices(suite.database, imeis.slice(0, 100));
-    const rows = imeis.map((imei) => ({ imei }));
-    // A row the table refuses (no IMEI) in the third slice: the slices before it are stored meanwhile.
-    rows[22_000] = { imei: undefined as unknown as string };
-    const before = await sql<{ id: number }>`SELECT coalesce(max(id), 0)::int AS id FROM batches`.execute(
-      suite.database.db,
-    );
+  it('a batch, its rows and its audit row commit together: a row or an audit row refused leaves nothing', async () => {
     const admin = await suite.database.db
       .selectFrom('users')
       .select('id')
       .where('email', '=', suite.admin.email)
       .executeTakeFirstOrThrow();
-    await expect(
+    const store = (fileName: string, rows: { imei: string }[][]) =>
       suite.server.app.ctx.batches.create(
         {
           feature: 'lockdevicefiles',
           command: 'LOCK',
           options: {},
-          fileName: 'devices.csv',
-          storedFile: 'lockdevicefiles/devices.csv',
+          fileName,
+          storedFile: `lockdevicefiles/${fileName}`,
           iface: 'B',
           actor: {
             credential: 'session',
@@ -262,30 +254,58 @@ describe.each(databaseKinds())('batches on %s', (kind) => {
             retailerPhone: null,
           },
           address: '127.0.0.1',
-          total: rows.length,
+          total: rows.flat().length,
           invalid: 0,
         },
-        [rows.slice(0, 5000), rows.slice(5000)],
-      ),
-    ).rejects.toThrow();
-    const batch = await suite.database.db
-      .selectFrom('batches')
-      .select(['id', 'paused', 'processed'])
-      .where('id', '>', before.rows[0]?.id ?? 0)
-      .executeTakeFirstOrThrow();
-    expect(batch.paused).toBe(true);
-    // The workers never take it: nothing processed, no command sent. Barrier: worker rounds run here until
-    // one finds nothing to do (a runnable batch would be worked through first).
-    while (await suite.server.app.ctx.batches.step()) {}
-    const after = await suite.database.db
-      .selectFrom('batches')
-      .select('processed')
-      .where('id', '=', batch.id)
-      .executeTakeFirstOrThrow();
-    expect(after.processed).toBe(0);
-    const commands = await sql<{ n: number }>`
-      SELECT count(*)::int AS n FROM commands WHERE batch_id = ${batch.id}`.execute(suite.database.db);
-    expect(commands.rows[0]?.n).toBe(0);
+        rows,
+      );
+    const left = async (fileName: string) => {
+      const found = await sql<{ batches: number; chunks: number; audited: number }>`
+        SELECT (SELECT count(*)::int FROM batches WHERE file_name = ${fileName}) AS batches,
+               (SELECT count(*)::int FROM batch_chunks c JOIN batches b ON b.id = c.batch_id
+                 WHERE b.file_name = ${fileName}) AS chunks,
+               (SELECT count(*)::int FROM audit_log WHERE action = 'batch.LOCK'
+                 AND details ->> 'file' = ${fileName}) AS audited`.execute(suite.database.db);
+      return found.rows[0];
+    };
+    const imeis = randomImeis(25_000);
+    await seedDevices(suite.database, imeis.slice(0, 100));
+    const rows = imeis.map((imei) => ({ imei }));
+    // A row the table refuses (no IMEI) in the third slice: the slices before it were written by then.
+    rows[22_000] = { imei: undefined as unknown as string };
+    await expect(store('rows-refused.csv', [rows.slice(0, 5000), rows.slice(5000)])).rejects.toThrow();
+    expect(await left('rows-refused.csv')).toEqual({ batches: 0, chunks: 0, audited: 0 });
+
+    // The audit log refuses the batch's row (a trigger of the tables' owner, for this file only): the
+    // batch and its rows, written before it, are gone with it.
+    const asOwner = (statement: ReturnType<typeof sql>) =>
+      suite.database.db.transaction().execute(async (trx) => {
+        await sql`SET LOCAL ROLE NONE`.execute(trx);
+        await statement.execute(trx);
+      });
+    await asOwner(sql`CREATE FUNCTION refuse_batch_audit() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF NEW.details ->> 'file' = 'audit-refused.csv' THEN RAISE EXCEPTION 'audit row refused'; END IF;
+        RETURN NEW;
+      END $$`);
+    await asOwner(sql`CREATE TRIGGER refuse_batch_audit BEFORE INSERT ON audit_log
+      FOR EACH ROW EXECUTE FUNCTION refuse_batch_audit()`);
+    try {
+      const valid = imeis.slice(0, 100).map((imei) => ({ imei }));
+      await expect(store('audit-refused.csv', [valid])).rejects.toThrow(/audit row refused/);
+      expect(await left('audit-refused.csv')).toEqual({ batches: 0, chunks: 0, audited: 0 });
+      // The same rows under another name: the batch, its rows and its audit row are all there.
+      const id = await store('audit-accepted.csv', [valid]);
+      expect(await left('audit-accepted.csv')).toEqual({
+        batches: 1,
+        chunks: expect.any(Number),
+        audited: 1,
+      });
+      await waitComplete(id);
+    } finally {
+      await asOwner(sql`DROP TRIGGER refuse_batch_audit ON audit_log`);
+      await asOwner(sql`DROP FUNCTION refuse_batch_audit()`);
+    }
   });
 
   it('two instances on one database share a batch with no IMEI processed twice', async () => {
@@ -293,7 +313,7 @@ describe.each(databaseKinds())('batches on %s', (kind) => {
     await seedDevices(suite.database, imeis);
     const { batchId } = (await upload('bulkBlockCopy', imeiCsv(imeis))).json();
     // A second instance's workers join the same batch.
-    const second = new BatchService({
+    const second = new BatchWorker({
       db: suite.database.db,
       commands: suite.server.app.ctx.commands,
       log: suite.server.app.log,
@@ -325,14 +345,13 @@ describe.each(databaseKinds())('batches on %s', (kind) => {
   it('a lease that lapsed while its instance could not reach the database is picked up by that instance; a graceful stop leaves the batch to the others', async () => {
     const imeis = randomImeis(300);
     await seedDevices(suite.database, imeis);
-    await suite.server.app.ctx.batches.stop();
+    await suite.server.app.ctx.batchWorker.stop();
     const instance = () =>
-      new BatchService({
+      new BatchWorker({
         db: suite.database.db,
         commands: suite.server.app.ctx.commands,
         log: suite.server.app.log,
         oneShotTtlMs: 1000,
-        chunkSize: 50,
       });
     const [first, second] = [instance(), instance()];
     try {
@@ -361,7 +380,7 @@ describe.each(databaseKinds())('batches on %s', (kind) => {
       );
       expect((await progress(batchId)).phase).toBe('interrupted');
       await call('v2/batch/resume', { batchId });
-      suite.server.app.ctx.batches.start();
+      suite.server.app.ctx.batchWorker.start();
       await waitComplete(batchId);
       const stats = await sql<{ n: number; distinct_imeis: number }>`
         SELECT count(*)::int AS n, count(DISTINCT imei1)::int AS distinct_imeis FROM commands WHERE batch_id = ${batchId}`.execute(
@@ -371,7 +390,7 @@ describe.each(databaseKinds())('batches on %s', (kind) => {
     } finally {
       await first.stop();
       await second.stop();
-      suite.server.app.ctx.batches.start();
+      suite.server.app.ctx.batchWorker.start();
     }
   });
 

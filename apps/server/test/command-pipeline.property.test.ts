@@ -18,6 +18,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Principal } from '../src/core/principal';
 import { BatchService } from '../src/modules/batches/service';
+import { BatchWorker } from '../src/modules/batches/worker';
 import { CommandService } from '../src/modules/commands/service';
 import type { Gateway } from '../src/modules/devices/gateway';
 import { databaseKinds, openTestDatabase, type TestDatabase } from './db';
@@ -99,6 +100,7 @@ interface World {
   gateway: FakeGateway;
   commands: CommandService;
   batches: BatchService;
+  worker: BatchWorker;
   actor: Principal;
 }
 
@@ -140,13 +142,8 @@ describe.each(databaseKinds())('one command pipeline on %s (property)', (kind) =
     });
     commands.attach(gateway);
     // Chunks of two rows: a batch runs in several chunks; no workers, the test steps it.
-    const batches = new BatchService({
-      db: database.db,
-      commands,
-      log: silent,
-      oneShotTtlMs: 3_600_000,
-      chunkSize: 2,
-    });
+    const worker = new BatchWorker({ db: database.db, commands, log: silent, oneShotTtlMs: 3_600_000 });
+    const batches = new BatchService({ db: database.db, chunkSize: 2 });
     const actor: Principal = {
       credential: 'session',
       userId: user.id,
@@ -155,11 +152,11 @@ describe.each(databaseKinds())('one command pipeline on %s (property)', (kind) =
       permissions: new Set(),
       retailerPhone: phone,
     };
-    return { imeis, gateway, commands, batches, actor };
+    return { imeis, gateway, commands, batches, worker, actor };
   };
 
   const runBatch = async (w: World) => {
-    while (await w.batches.step()) await w.commands.drain();
+    while (await w.worker.step()) await w.commands.drain();
     await w.commands.drain();
   };
 

@@ -60,7 +60,7 @@ describe('hostile input', () => {
     database = await openTestDatabase('pglite');
     dataDir = mkdtempSync(join(tmpdir(), 'lendlock-hostile-'));
     app = await buildTestApp(database, { uploadMaxBytes: 2 * 1024 * 1024, dataDir });
-    await app.ctx.batches.stop();
+    await app.ctx.batchWorker.stop();
     superadmin = await loginAs(app, await buildUser(database, { userlevel: 'SUPERADMIN' }));
   });
   afterAll(async () => {
@@ -211,7 +211,7 @@ describe('hostile input', () => {
     });
     try {
       await limited.ready();
-      await limited.ctx.batches.stop();
+      await limited.ctx.batchWorker.stop();
       const imeis = Array.from({ length: 1_000_001 }, (_, i) => String(100000000000000 + i));
       const body = multipart({}, { name: 'huge.csv', type: 'text/csv', content: imeiCsv(imeis) });
       const response = await limited.inject({
@@ -319,7 +319,7 @@ describe.each(databaseKinds())(
     beforeAll(async () => {
       database = await openTestDatabase(kind);
       app = await buildTestApp(database);
-      await app.ctx.batches.stop();
+      await app.ctx.batchWorker.stop();
       superadmin = await loginAs(app, await buildUser(database, { userlevel: 'SUPERADMIN' }));
       document = app.swagger() as unknown as OpenApiDocument;
     });

@@ -94,6 +94,7 @@ export function layerViolations(files: ReadonlyMap<string, string>): Violation[]
         if (/\bctx\.(db|database)\b/.test(line)) add('a route does not touch the database', line.trim());
       }
     }
+    // A module's repository.ts, or one of an aggregate's folder inside it (modules/collections/plan/).
     if (/(^|\/)repository\.ts$/.test(path)) {
       for (const entry of imports) {
         const t = entry.target;
@@ -157,6 +158,12 @@ describe('layers (issue 27)', () => {
         "import { requirePrincipal } from '../plugins/auth';\nimport type { DB } from '../db/types';\n",
       ],
       ['modules/x/service.ts', "import { findX } from './repository';\n"],
+      // An aggregate's own folder inside a module: the same rules.
+      [
+        'modules/z/part/repository.ts',
+        "import { findX } from '../../x/repository';\nimport { PartService } from './service';\n",
+      ],
+      ['plugins/q.ts', "import { findPart } from '../modules/z/part/repository';\n"],
     ]);
     const found = layerViolations(planted).map((v) => `${v.file}: ${v.detail}`);
     expect(found).toEqual([
@@ -168,6 +175,8 @@ describe('layers (issue 27)', () => {
       "modules/y/repository.ts: import { cells } from '../reports/export'",
       "plugins/p.ts: import { findX, } from '../modules/x/repository'",
       "core/c.ts: import { requirePrincipal } from '../plugins/auth'",
+      "modules/z/part/repository.ts: import { PartService } from './service'",
+      "plugins/q.ts: import { findPart } from '../modules/z/part/repository'",
     ]);
   });
 });

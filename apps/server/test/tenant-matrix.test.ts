@@ -453,7 +453,7 @@ async function openTenantApp(kind: DatabaseKind, authorizationCheck: 'off' | 'en
       authorizationCheck: check,
     });
     // No background work: every change to the data comes from the request under test.
-    await app.ctx.batches.stop();
+    await app.ctx.batchWorker.stop();
     await app.ctx.webhookDelivery.stop();
     return app;
   };

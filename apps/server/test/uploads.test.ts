@@ -91,8 +91,8 @@ describe.each(databaseKinds())('uploads on %s', (kind) => {
     app = await buildTestApp(database, { dataDir });
     small = await buildTestApp(database, { dataDir, uploadMaxBytes: 1024 * 1024, batchMaxRows: 5 });
     // Batches stay queued: these tests are about the files, not the devices.
-    await app.ctx.batches.stop();
-    await small.ctx.batches.stop();
+    await app.ctx.batchWorker.stop();
+    await small.ctx.batchWorker.stop();
     const user = await buildUser(database, { userlevel: 'ADMIN' });
     adminEmail = user.email;
     admin = await loginAs(app, user);

@@ -424,7 +424,7 @@ export const putHoldResponseSchema = z.object({
 /**
  * A release's state: awaiting an operator; approved (its RELEASE issued after the decision); rejected; or
  * refused (approved, but the command could not be recorded: the device is not registered, or released).
- * The server reads each from the action's row by one mapping (collections/repository.ts).
+ * The server reads each from the action's row by one mapping (collections/releases/repository.ts).
  */
 export const RELEASE_STATES = ['AWAITING_APPROVAL', 'APPROVED', 'REJECTED', 'REFUSED'] as const;
 export type ReleaseState = (typeof RELEASE_STATES)[number];

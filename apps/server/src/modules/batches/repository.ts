@@ -144,7 +144,7 @@ export async function pauseBatch(db: Db, id: number): Promise<boolean> {
 
 /**
  * Resume: clears the pause, its reason and the lease. `actingAs`, when given, becomes the identity the
- * rest of the batch runs under (its commands' user and key): see BatchService.resume.
+ * rest of the batch runs under (its commands' user and key): see BatchService.control.
  */
 export async function resumeBatch(
   db: Db,

@@ -1,15 +1,11 @@
 /**
- * Durable server-side batches (design.md §3.3): a batch and its rows are stored at upload; workers on every
- * instance process them in chunks (1 % of the batch, 50 to 500 rows: chunk.ts, `chunkSizeFor`) and keep
- * the progress (last IMEI, counts) in the batch row. Device action ALL is a batch too, without a file. A
- * batch whose lease lapsed (its server crashed or stopped) is not picked up again by another instance on
- * its own: the console shows it as an incomplete batch that the operator resumes (Process) or discards
- * (New Batch), as spec §4.4 describes. The instance that held the lease takes it up
- * again (its lease may lapse while the database is out of reach).
+ * Durable server-side batches (design.md §3.3), the API's side: a batch and its rows are stored at upload,
+ * with its audit row, in one transaction; the workers (worker.ts) process them in chunks (1 % of the
+ * batch, 50 to 500 rows: chunk.ts, `chunkSizeFor`) and keep the progress (last IMEI, counts) in the batch
+ * row. Device action ALL is a batch too, without a file. Who may read and steer a batch (pause, resume,
+ * discard), its results and their CSV, the client-run batches of the spec's browser loop, and the pause
+ * of an owner's or a key's batches when their standing goes.
  */
-
-import { randomBytes } from 'node:crypto';
-import { hostname } from 'node:os';
 import type { Readable } from 'node:stream';
 import {
   type BatchKind,
@@ -20,24 +16,19 @@ import {
   MESSAGES,
   type RawCommand,
 } from '@lendlock/contract';
-import type { FastifyBaseLogger } from 'fastify';
-import type { Kysely, Transaction } from 'kysely';
+import type { Kysely } from 'kysely';
 import { authorize, may, scopeFor } from '../../authz';
 import { issuerLevel } from '../../authz/issuer';
 import type { BatchObject } from '../../authz/resources/batches';
 import { type AppError, forbidden, notFound } from '../../core/errors';
 import type { Principal } from '../../core/principal';
-import { asSystem } from '../../db/tenant';
 import { inTransaction } from '../../db/transaction';
 import type { BatchItemRow, BatchRow, DB } from '../../db/types';
 import { appendAudit } from '../audit/repository';
 import { countBatchCommandsByStatus } from '../commands/repository';
-import type { CommandService } from '../commands/service';
-import { batchCompletedEvent, type EventSink, NO_EVENTS } from '../webhooks/events';
-import { chunkSizeFor, MAX_CHUNK_SIZE, processChunk } from './chunk';
+import { chunkSizeFor, MAX_CHUNK_SIZE } from './chunk';
 import {
   type BatchWithOwner,
-  completeIfNoChunks,
   discardBatch,
   findBatch,
   findBatchWithOwner,
@@ -48,13 +39,10 @@ import {
   insertBatch,
   insertChunkRows,
   insertClientBatch,
-  leaseNextBatch,
   listBatchItems,
   listVisibleBatches,
-  lockStanding,
   pauseBatch,
   pauseBatchesWhere,
-  pauseForStanding,
   releaseBatch,
   resumeBatch,
   updateClientBatch,
@@ -86,8 +74,6 @@ export interface NewBatch {
 
 export type BatchPhase = 'running' | 'paused' | 'interrupted' | 'complete' | 'cancelled';
 
-/** How long a worker's claim on a batch lasts without renewal (renewed after every chunk). */
-export const LEASE_MS = 15_000;
 const INSERT_ROWS = 10_000;
 
 export function batchPhase(
@@ -101,19 +87,12 @@ export function batchPhase(
   return batch.lease_until && new Date(batch.lease_until).getTime() > now ? 'running' : 'interrupted';
 }
 
-export interface BatchRunnerOptions {
+export interface BatchServiceOptions {
   db: Kysely<DB>;
-  commands: CommandService;
-  log: FastifyBaseLogger;
-  /** A one-shot command's time to live; by default the command service's (it owns COMMAND_TTL), which tests may override. */
-  oneShotTtlMs?: number;
-  /** Workers of this instance (several share one batch through SKIP LOCKED). */
-  workers?: number;
+  /** This instance's workers (worker.ts), woken when a batch is stored or resumed; none: nothing wakes. */
+  workers?: { poke(): void };
   /** Rows per chunk (one transaction each), set when a batch is stored; by default `chunkSizeFor` its size. */
   chunkSize?: number;
-  pollMs?: number;
-  /** Webhook events (batch.completed). */
-  events?: EventSink;
 }
 
 /** The reasons shown on the resume card and in the Reports history when the server pauses a batch. */
@@ -157,7 +136,7 @@ function batchRefusal(actor: Principal, action: 'read' | 'control', object: Batc
  * Pauses at once, with `reason`, every incomplete batch of a user whose account is being disabled
  * (`{userId}`) or of an API key being deactivated (`{keyId}`): for the disable and deactivate paths, in
  * their own transaction (pass it as `db`), so the pause commits with the change of standing. The batch
- * worker checks the same standing under lock before every chunk (BatchService.step), so no chunk commits
+ * worker checks the same standing under lock before every chunk (BatchWorker.step), so no chunk commits
  * commands after the change even when this call is missed. Each paused batch gets an audit row.
  */
 export async function pauseBatchesOf(
@@ -185,19 +164,30 @@ export async function pauseBatchesOf(
 }
 
 export class BatchService {
-  readonly instanceId = `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
-  private stopped = true;
-  private loops: Promise<void>[] = [];
-  private wake: (() => void) | null = null;
+  constructor(private readonly options: BatchServiceOptions) {}
 
-  constructor(private readonly options: BatchRunnerOptions) {}
+  private poke(): void {
+    this.options.workers?.poke();
+  }
 
-  /** Stores a batch and its rows; the workers start on it at once. */
+  /**
+   * Stores a batch, its rows and its audit row in one transaction: a batch whose rows or audit row cannot
+   * be written leaves nothing behind. The workers start on it once it has committed.
+   */
   async create(
     batch: NewBatch,
     rows: AsyncIterable<BatchRowInput[]> | Iterable<BatchRowInput[]>,
   ): Promise<number> {
-    const { db } = this.options;
+    const id = await inTransaction(this.options.db, (trx) => this.store(trx, batch, rows));
+    this.poke();
+    return id;
+  }
+
+  private async store(
+    db: Kysely<DB>,
+    batch: NewBatch,
+    rows: AsyncIterable<BatchRowInput[]> | Iterable<BatchRowInput[]>,
+  ): Promise<number> {
     const id = await insertBatch(db, {
       feature: batch.feature,
       command: batch.command,
@@ -241,7 +231,6 @@ export class BatchService {
       result: 'accepted',
       details: { feature: batch.feature, file: batch.fileName, rows: seq, invalid: batch.invalid },
     });
-    this.poke();
     return id;
   }
 
@@ -514,139 +503,5 @@ export class BatchService {
     });
     if (changed && action === 'resume') this.poke();
     return this.get(id);
-  }
-
-  // ---- Workers ----
-
-  start(): void {
-    if (!this.stopped) return;
-    this.stopped = false;
-    const workers = this.options.workers ?? 2;
-    // Shared machinery: as the system (each batch's scope is the service's), db/tenant.ts.
-    this.loops = asSystem(() => Array.from({ length: workers }, () => this.loop()));
-  }
-
-  /**
-   * Stops this instance's workers after the chunks under way. Its batches keep their place and their
-   * leases, which lapse on their own within LEASE_MS: another instance working on the same batch renews
-   * the lease and goes on with it; with none, the batch shows as interrupted and the operator resumes it
-   * from the console (spec §4.4), exactly where it stopped.
-   */
-  async stop(): Promise<void> {
-    if (this.stopped) return;
-    this.stopped = true;
-    this.poke();
-    await Promise.allSettled(this.loops);
-    this.loops = [];
-  }
-
-  poke(): void {
-    const wake = this.wake;
-    this.wake = null;
-    wake?.();
-  }
-
-  private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      this.wake = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-    });
-  }
-
-  private async loop(): Promise<void> {
-    while (!this.stopped) {
-      let worked = false;
-      try {
-        worked = await this.step();
-      } catch (error) {
-        this.options.log.error({ err: error }, 'batch worker: step failed');
-        await this.sleep(1000);
-      }
-      if (!worked) await this.sleep(this.options.pollMs ?? 500);
-      // Let single commands and reads in between chunks.
-      else await new Promise((resolve) => setImmediate(resolve));
-    }
-  }
-
-  /**
-   * Picks a runnable batch (new, running under a live lease, or under this instance's own lease, which may
-   * have lapsed while the database was out of reach), takes or renews the lease, runs one chunk.
-   */
-  async step(): Promise<boolean> {
-    const { db } = this.options;
-    const batch = await leaseNextBatch(db, this.instanceId, LEASE_MS);
-    if (!batch) return false;
-    const record = {
-      ...this.options.commands.recordOptions(true),
-      ...(this.options.oneShotTtlMs !== undefined ? { oneShotTtlMs: this.options.oneShotTtlMs } : {}),
-    };
-    const outcome = await inTransaction(db, async (trx) => {
-      // The owner's (and key's) standing, under a share lock held to commit: see lockStanding.
-      const reason = await this.standingLost(trx, batch);
-      if (reason) return null;
-      return processChunk(trx, batch, { retailerPhone: batch.retailer_phone }, record);
-    });
-    if (outcome === null) return false;
-    if (outcome.processed === 0) {
-      await this.completeIfDone(Number(batch.id), batch.retailer_phone);
-      return false;
-    }
-    // Online devices get theirs now (after any older queued ones); others on reconnect.
-    await this.options.commands.dispatcher.afterRecorded(outcome.outcomes, (index) => ({
-      command: outcome.requests[index]?.command as RawCommand,
-      options: outcome.requests[index]?.options ?? {},
-    }));
-    return true;
-  }
-
-  /**
-   * In the chunk's transaction: when the owner's account is disabled, or the key that started the batch
-   * deactivated, the batch pauses with the reason (audited) and the chunk does not run. Returns the reason.
-   */
-  private async standingLost(
-    trx: Transaction<DB>,
-    batch: Pick<BatchRow, 'id' | 'user_id' | 'key_id' | 'user_label'>,
-  ): Promise<string | null> {
-    if (batch.user_id === null) return null;
-    const standing = await lockStanding(trx, { userId: batch.user_id, keyId: batch.key_id });
-    const reason = !standing.userActive
-      ? BATCH_PAUSE_REASONS.ownerDisabled
-      : !standing.keyActive
-        ? BATCH_PAUSE_REASONS.keyDeactivated
-        : null;
-    if (!reason) return null;
-    await pauseForStanding(trx, Number(batch.id), reason);
-    await appendAudit(trx, {
-      actor: { label: 'system' },
-      action: 'batch.pause',
-      target: `batch:${batch.id}`,
-      result: 'paused',
-      details: { reason, owner: { user: batch.user_label, userId: batch.user_id, keyId: batch.key_id } },
-    });
-    this.options.log.warn({ batchId: Number(batch.id), reason }, 'batch paused: its owner lost standing');
-    return reason;
-  }
-
-  /** Completes a batch whose every row is done: its audit row and its webhook event commit with it. */
-  private async completeIfDone(id: number, retailerPhone: string | null): Promise<void> {
-    const { db } = this.options;
-    const events = this.options.events ?? NO_EVENTS;
-    const emitted = await inTransaction(db, async (trx) => {
-      if (!(await completeIfNoChunks(trx, id))) return 0;
-      const batch = await findBatch(trx, id);
-      if (!batch) return 0;
-      await appendAudit(trx, {
-        actor: { label: batch.user_label },
-        action: `batch.${batch.command}`,
-        target: `batch:${id}`,
-        result: 'complete',
-        details: { processed: batch.processed, found: batch.found, notFound: batch.not_found },
-      });
-      return events.emit(trx, [batchCompletedEvent({ ...batch, retailer_phone: retailerPhone })]);
-    });
-    if (emitted > 0) events.wake();
   }
 }

@@ -4,7 +4,7 @@
  * - The daily run: once per lender's day, from the end of the quiet hours, one instance at a time (a
  *   lease on the day's `collection_runs` row, timed by the database's clock; an expired lease lets another
  *   instance take over). It walks the loans by id in chunks (keyset; the cursor is stored with each
- *   chunk's commit), each chunk in ONE transaction: plan (plan.ts, the one plan) → actions → commands
+ *   chunk's commit), each chunk in ONE transaction: plan (plan/repository.ts, the one plan) → actions → commands
  *   through the one pipeline. A crash resumes after the last committed chunk; a chunk's actions are unique
  *   per device, day and group, so nothing is sent twice. The kill switch is read in every chunk (and a
  *   chunk holds it shared: turning it on waits for the chunk, then cancels what it queued).
@@ -44,9 +44,12 @@ import { type CommandOutcome, type CommandRequest, recordCommandSet } from '../c
 import type { CommandService } from '../commands/service';
 import { actionFailedEvent, type EventSink } from '../webhooks/events';
 import type { EventRecord } from '../webhooks/repository';
-import { policyInForce, type Taken, takeActions } from './plan';
+import { type Taken, takeActions } from './actions/take';
+import { type UnsettledAction, unsettledActions, updateAction } from './failures/repository';
+import { readControl } from './killswitch/repository';
+import { planRows } from './plan/repository';
+import { policyInForce } from './policy/service';
 import {
-  advancePaymentCursor,
   advanceRun,
   chunkUpperBound,
   ensureRun,
@@ -54,17 +57,11 @@ import {
   finishRun,
   holdOverdueInstalments,
   lockRunIfLeased,
-  paymentsToWatch,
-  planRows,
-  readControl,
   releaseLease,
   stopStaleRuns,
   takeLease,
-  takePaymentCursor,
-  type UnsettledAction,
-  unsettledActions,
-  updateAction,
-} from './repository';
+} from './runs/repository';
+import { advancePaymentCursor, paymentsToWatch, takePaymentCursor } from './watcher/repository';
 
 export const RUN_NOTES = {
   killSwitch: 'stopped by the kill switch',

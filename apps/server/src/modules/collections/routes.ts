@@ -32,7 +32,7 @@ import type { RouteContext } from '../../core/context';
 import { requirePrincipal } from '../../core/principal';
 import { attachment } from '../reports/export';
 
-/** Collections on autopilot (ADMIN and SUPERADMIN, a session or a key; who may change what: service.ts). */
+/** Collections on autopilot (ADMIN and SUPERADMIN, a session or a key; who may change what: each aggregate's service.ts). */
 export function collectionsRoutes(ctx: RouteContext): FastifyPluginAsyncZod {
   return async (app) => {
     const caller = (request: FastifyRequest) => ({ actor: requirePrincipal(request), address: request.ip });
@@ -43,7 +43,7 @@ export function collectionsRoutes(ctx: RouteContext): FastifyPluginAsyncZod {
       { schema: { response: { 200: getCollectionsPolicyResponseSchema } } },
       async (request) => ({
         status: 'success' as const,
-        ...(await ctx.collections.policy(requirePrincipal(request))),
+        ...(await ctx.collections.policy.get(requirePrincipal(request))),
       }),
     );
 
@@ -56,7 +56,7 @@ export function collectionsRoutes(ctx: RouteContext): FastifyPluginAsyncZod {
         },
       },
       async (request) => {
-        const { changed, ...saved } = await ctx.collections.savePolicy(caller(request), request.body.policy);
+        const { changed, ...saved } = await ctx.collections.policy.save(caller(request), request.body.policy);
         return {
           status: 'success' as const,
           message: changed
@@ -72,7 +72,7 @@ export function collectionsRoutes(ctx: RouteContext): FastifyPluginAsyncZod {
       { schema: { response: { 200: listPolicyVersionsResponseSchema } } },
       async (request) => ({
         status: 'success' as const,
-        items: await ctx.collections.versions(requirePrincipal(request)),
+        items: await ctx.collections.policy.versions(requirePrincipal(request)),
       }),
     );
 
@@ -81,12 +81,12 @@ export function collectionsRoutes(ctx: RouteContext): FastifyPluginAsyncZod {
       { schema: { body: planRequestSchema, response: { 200: planResponseSchema } } },
       async (request) => ({
         status: 'success' as const,
-        ...(await ctx.collections.plan(requirePrincipal(request), request.body)),
+        ...(await ctx.collections.plan.read(requirePrincipal(request), request.body)),
       }),
     );
 
     app.post(`${base}/plan/export`, { schema: { body: planExportRequestSchema } }, async (request, reply) => {
-      const { date, stream } = await ctx.collections.planCsv(requirePrincipal(request), request.body);
+      const { date, stream } = await ctx.collections.plan.csv(requirePrincipal(request), request.body);
       return reply
         .header('content-type', 'text/csv; charset=utf-8')
         .header('content-disposition', attachment(planFileName(date)))
@@ -99,7 +99,7 @@ export function collectionsRoutes(ctx: RouteContext): FastifyPluginAsyncZod {
       { schema: { response: { 200: getKillSwitchResponseSchema } } },
       async (request) => ({
         status: 'success' as const,
-        ...(await ctx.collections.killSwitch(requirePrincipal(request))),
+        ...(await ctx.collections.killSwitch.get(requirePrincipal(request))),
       }),
     );
 
@@ -108,7 +108,7 @@ export function collectionsRoutes(ctx: RouteContext): FastifyPluginAsyncZod {
       { schema: { body: putKillSwitchRequestSchema, response: { 200: putKillSwitchResponseSchema } } },
       async (request) => ({
         status: 'success' as const,
-        ...(await ctx.collections.setKillSwitch(caller(request), request.body)),
+        ...(await ctx.collections.killSwitch.set(caller(request), request.body)),
       }),
     );
 
@@ -117,7 +117,7 @@ export function collectionsRoutes(ctx: RouteContext): FastifyPluginAsyncZod {
       { schema: { querystring: listFailuresQuerySchema, response: { 200: listFailuresResponseSchema } } },
       async (request) => ({
         status: 'success' as const,
-        items: await ctx.collections.failures(requirePrincipal(request), request.query.imei),
+        items: await ctx.collections.failures.ofDevice(requirePrincipal(request), request.query.imei),
       }),
     );
 
@@ -126,7 +126,7 @@ export function collectionsRoutes(ctx: RouteContext): FastifyPluginAsyncZod {
       { schema: { querystring: listHoldsQuerySchema, response: { 200: listHoldsResponseSchema } } },
       async (request) => ({
         status: 'success' as const,
-        items: await ctx.collections.holds(requirePrincipal(request), request.query.imei),
+        items: await ctx.collections.holds.list(requirePrincipal(request), request.query.imei),
       }),
     );
 
@@ -142,7 +142,7 @@ export function collectionsRoutes(ctx: RouteContext): FastifyPluginAsyncZod {
       async (request) => ({
         status: 'success' as const,
         message: COLLECTIONS_MESSAGES.holdSet,
-        hold: await ctx.collections.hold(caller(request), request.params.imei, request.body.reason),
+        hold: await ctx.collections.holds.hold(caller(request), request.params.imei, request.body.reason),
       }),
     );
 
@@ -150,7 +150,7 @@ export function collectionsRoutes(ctx: RouteContext): FastifyPluginAsyncZod {
       `${base}/holds/:imei`,
       { schema: { params: imeiParamsSchema, response: { 200: statusMessageSchema } } },
       async (request) => {
-        await ctx.collections.unhold(caller(request), request.params.imei);
+        await ctx.collections.holds.unhold(caller(request), request.params.imei);
         return { status: 'success', message: COLLECTIONS_MESSAGES.holdRemoved };
       },
     );
@@ -160,7 +160,7 @@ export function collectionsRoutes(ctx: RouteContext): FastifyPluginAsyncZod {
       { schema: { querystring: listReleasesQuerySchema, response: { 200: listReleasesResponseSchema } } },
       async (request) => ({
         status: 'success' as const,
-        items: await ctx.collections.releases(
+        items: await ctx.collections.releases.list(
           requirePrincipal(request),
           request.query.state,
           request.query.imei,
@@ -179,7 +179,7 @@ export function collectionsRoutes(ctx: RouteContext): FastifyPluginAsyncZod {
           },
         },
         async (request) => {
-          const release = await ctx.collections.decide(
+          const release = await ctx.collections.releases.decide(
             caller(request),
             request.params.id,
             decision,
@@ -198,7 +198,7 @@ export function collectionsRoutes(ctx: RouteContext): FastifyPluginAsyncZod {
 
     app.get(`${base}/runs`, { schema: { response: { 200: listRunsResponseSchema } } }, async (request) => ({
       status: 'success' as const,
-      items: await ctx.collections.runs(requirePrincipal(request)),
+      items: await ctx.collections.runs.recent(requirePrincipal(request)),
     }));
   };
 }

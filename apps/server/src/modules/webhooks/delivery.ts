@@ -33,8 +33,6 @@ import { Poller } from '../../lib/poller';
 import { BlockedAddressError, guardedLookup, isPublicAddress } from './address';
 import type { EventSink } from './events';
 import {
-  announceOfflineDevices,
-  anySubscribed,
   type ClaimedDelivery,
   closeCircuit,
   type DueDelivery,
@@ -59,8 +57,6 @@ export interface WebhookTiming {
   /** One attempt's limit (connect, send, answer). */
   timeoutMs: number;
   pollMs: number;
-  /** A device offline this long is announced (device.offline); 0: never. */
-  offlineAfterMs: number;
   /** An endpoint's circuit opens after this many failed attempts in a row… */
   breakerFailures: number;
   /** …for this long; then one attempt is its trial. */
@@ -73,7 +69,6 @@ export const DEFAULT_WEBHOOK_TIMING: WebhookTiming = {
   giveUpAfterMs: 24 * 3_600_000,
   timeoutMs: 10_000,
   pollMs: 2_000,
-  offlineAfterMs: 15 * 60_000,
   breakerFailures: 5,
   breakerCooldownMs: 60_000,
 };
@@ -167,7 +162,7 @@ export class WebhookDelivery implements EventSink {
   private readonly limits: DeliveryLimits;
   private readonly attempts = new Set<Promise<void>>();
   private readonly underWay: UnderWay = { total: 0, byEndpoint: new Map(), byTenant: new Map() };
-  /** When expired deliveries and offline devices were last looked for (at most every pollMs). */
+  /** When expired deliveries were last looked for (at most every pollMs). */
   private sweptAt = 0;
 
   constructor(private readonly options: WebhookDeliveryOptions) {
@@ -233,7 +228,7 @@ export class WebhookDelivery implements EventSink {
     this.poller.wake();
   }
 
-  /** Sends every due delivery, waiting for the attempts (and announces devices gone offline). Never throws. */
+  /** Sends every due delivery, waiting for the attempts. Never throws. */
   async runOnce(): Promise<void> {
     await this.poller.runOnce();
     while (this.attempts.size > 0) {
@@ -253,7 +248,6 @@ export class WebhookDelivery implements EventSink {
           this.options.attempts?.inc({ outcome: 'given_up' }, expired);
           log.error({ deliveries: expired }, 'webhook deliveries not made before their deadline; given up');
         }
-        await this.announceOffline();
       }
       if (stopped() || this.underWay.total >= this.limits.total) return;
       for (const delivery of await this.claim()) this.begin(delivery);
@@ -313,15 +307,6 @@ export class WebhookDelivery implements EventSink {
         this.poller.wake();
       });
     this.attempts.add(attempt);
-  }
-
-  /** device.offline for devices offline longer than the configured time, once per disconnection. */
-  private async announceOffline(): Promise<void> {
-    const { db, timing } = this.options;
-    if (timing.offlineAfterMs <= 0 || !(await anySubscribed(db, 'device.offline'))) return;
-    while ((await announceOfflineDevices(db, timing.offlineAfterMs, 1000, timing.giveUpAfterMs)) === 1000) {
-      // A thousand at a time, each thousand with its events in one transaction.
-    }
   }
 
   private async deliver(delivery: ClaimedDelivery): Promise<void> {

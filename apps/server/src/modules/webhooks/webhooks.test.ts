@@ -6,6 +6,7 @@ import { databaseKinds, fingerprint, openTestDatabase, type TestDatabase } from 
 import { buildTestApp, buildUser, loginAs } from '../../../test/factories';
 import { Receiver } from '../../../test/webhook-receiver';
 import { seal, unseal } from '../../lib/sealed';
+import { OfflineAnnouncer } from '../devices/offline';
 import { guardedLookup, isPublicAddress } from './address';
 import { DEFAULT_WEBHOOK_TIMING, retryDelayMs, WebhookDelivery, type WebhookTiming } from './delivery';
 
@@ -78,6 +79,7 @@ describe.each(databaseKinds())('webhooks on %s', (kind) => {
     app = await buildTestApp(database, { webhookAllowPrivate: true });
     // The app's own worker is stopped: each test drives its own (timing, instances).
     await app.ctx.webhookDelivery.stop();
+    await app.ctx.offlineAnnouncer.stop();
     adminSession = await loginAs(app, await buildUser(database, { userlevel: 'ADMIN' }));
   });
   afterEach(async () => {
@@ -371,9 +373,20 @@ describe.each(databaseKinds())('webhooks on %s', (kind) => {
       })
       .where('imei1', '=', '356000000000106')
       .execute();
-    const w = worker({ ...FAST, offlineAfterMs: 30 * 60_000 });
-    await w.runOnce();
-    await w.runOnce();
+    const w = worker();
+    const announcer = new OfflineAnnouncer({
+      db: database.db,
+      log: app.log,
+      events: w,
+      offlineAfterMs: 30 * 60_000,
+      giveUpAfterMs: FAST.giveUpAfterMs,
+      pollMs: FAST.pollMs,
+    });
+    // Two sweeps, each followed by a delivery round: the second finds the disconnection announced.
+    for (let round = 0; round < 2; round += 1) {
+      await announcer.runOnce();
+      await w.runOnce();
+    }
     const offline = r.received.filter((x) => (x.body.data as { imei1: string }).imei1 === '356000000000106');
     expect(offline).toHaveLength(1);
     expect(offline[0]?.type).toBe('device.offline');

@@ -1,102 +1,26 @@
 /**
- * The plan and the actions it causes (README § Collections on autopilot). `planFor` is the one plan: the
- * dry run, Today's Plan, the daily run's chunks and the payment watcher all read it (repository.ts
- * `planRows`, one SQL statement). `takeActions` turns plan items into recorded actions and their commands,
- * in the caller's transaction, through the one command pipeline (commands/issue.ts `recordCommandSet`):
- * an action row and its command commit together, and an action already recorded for its device, day and
- * group (a run resumed after a crash) is not recorded again, so no reminder or lock goes out twice.
+ * The actions the plan causes (README § Collections on autopilot). `takeActions` turns plan items into
+ * recorded actions and their commands, in the caller's transaction, through the one command pipeline
+ * (commands/issue.ts `recordCommandSet`): an action row and its command commit together, and an action
+ * already recorded for its device, day and group (a run resumed after a crash) is not recorded again, so
+ * no reminder or lock goes out twice.
  */
 import {
-  COLLECTIONS_RETRY,
-  type CollectionAction,
   type CollectionsPolicy,
   type CommandOptions,
-  collectionsPolicySchema,
-  DEFAULT_COLLECTIONS_POLICY,
-  emptyPlanCounts,
   formatAmount,
   notifyMessage,
   type PlanCounts,
-  type PlanItem,
   type RawCommand,
   ruleText,
 } from '@lendlock/contract';
 import type { Transaction } from 'kysely';
-import type { CollectionActionState, DB } from '../../db/types';
-import type { CommandOutcome, CommandRequest, RecordOptions } from '../commands/issue';
-import { recordCommandSet } from '../commands/issue';
-import {
-  type ActionValues,
-  currentPolicy,
-  insertActions,
-  type PlanRow,
-  type PolicyVersionRow,
-  setActionCommands,
-} from './repository';
-
-type Db = Parameters<typeof currentPolicy>[0];
-
-export interface PolicyInForce {
-  /** 0: the default, never saved (off). */
-  version: number;
-  policy: CollectionsPolicy;
-  changedBy: string | null;
-  changedAt: Date | null;
-}
-
-/** A stored policy as the contract reads it (a row that no longer parses counts as off). */
-export function policyOf(row: PolicyVersionRow): CollectionsPolicy {
-  const parsed = collectionsPolicySchema.safeParse(row.policy);
-  return parsed.success ? parsed.data : { ...DEFAULT_COLLECTIONS_POLICY, enabled: false };
-}
-
-/** The policy in force: the latest version, or version 0 (the default, off). */
-export async function policyInForce(db: Db): Promise<PolicyInForce> {
-  const row = await currentPolicy(db);
-  if (!row) return { version: 0, policy: DEFAULT_COLLECTIONS_POLICY, changedBy: null, changedAt: null };
-  return {
-    version: row.version,
-    policy: policyOf(row),
-    changedBy: row.created_by,
-    changedAt: new Date(row.created_at),
-  };
-}
-
-/** A plan row as the API shows it. */
-export function toPlanItem(row: PlanRow, version: number | null, policy: CollectionsPolicy): PlanItem {
-  return {
-    loanId: Number(row.loan_id),
-    loanRef: row.loan_ref,
-    imei: row.imei,
-    customerName: row.customer_name,
-    retailerPhone: row.retailer_phone,
-    action: row.kind,
-    skipped: row.skipped,
-    rule: ruleText(version, row.kind, policy),
-    dueDate: row.due_date,
-    amount: row.amount_minor === null ? null : formatAmount(Number(row.amount_minor), row.currency),
-    currency: row.currency,
-    daysOverdue: Number(row.days_overdue),
-    done: row.done,
-    failure:
-      row.done_state === 'RETRYING' || row.done_state === 'FAILED'
-        ? { state: row.done_state, attempts: Number(row.attempts ?? 1), of: COLLECTIONS_RETRY.maxAttempts }
-        : null,
-  };
-}
-
-/** Counts of plan items: taken per action, skipped per reason. */
-export function countsOf(
-  rows: readonly { kind: CollectionAction; skipped: string | null; n?: number }[],
-): PlanCounts {
-  const counts = emptyPlanCounts();
-  for (const row of rows) {
-    const n = row.n ?? 1;
-    if (row.skipped === null) counts[row.kind] += n;
-    else if (row.skipped in counts.skipped) counts.skipped[row.skipped as keyof PlanCounts['skipped']] += n;
-  }
-  return counts;
-}
+import type { CollectionActionState, DB } from '../../../db/types';
+import type { CommandOutcome, CommandRequest, RecordOptions } from '../../commands/issue';
+import { recordCommandSet } from '../../commands/issue';
+import type { PlanRow } from '../plan/repository';
+import { countsOf } from '../plan/service';
+import { type ActionValues, insertActions, setActionCommands } from './repository';
 
 const NOTIFY_TEMPLATE = { PRE: 'Pre', DUE: 'Due', POST: 'Post' } as const;
 

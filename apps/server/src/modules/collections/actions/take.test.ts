@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { commandOf } from './plan';
-import type { PlanRow } from './repository';
+import type { PlanRow } from '../plan/repository';
+import { commandOf } from './take';
 
 const row = (currency: string, amountMinor: number): PlanRow => ({
   loan_id: 1,
