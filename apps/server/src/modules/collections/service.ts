@@ -35,7 +35,7 @@ import { PRIORITY_SINGLE } from '../../db/priority';
 import { inTransaction } from '../../db/transaction';
 import type { DB } from '../../db/types';
 import { appendAudit } from '../audit/repository';
-import { recomputeDesired } from '../commands/cancel';
+import { recomputeDesired } from '../commands/desired';
 import { recordCommandSet } from '../commands/issue';
 import type { CommandService } from '../commands/service';
 import { devicesByEitherImei, findDevice } from '../devices/repository';
