@@ -77,7 +77,7 @@ export interface IdentityPolicy {
 /** Provisions the device's own broker client (external broker with dynamic security), or nothing. */
 export type ProvisionBroker = ((imei1: string, credential: string) => Promise<void>) | null;
 
-/** The device channel as registration sees it (channel/device-channel.ts `ChannelEndpoint`): set when it starts. */
+/** The device channel as registration sees it (the container's `ChannelEndpoint`), set when it starts. */
 export interface RegistrationChannel {
   readonly provisionDevice: ProvisionBroker;
 }

@@ -63,7 +63,7 @@ export async function auditReport(db: Kysely<DB>, actor: Principal, imei: string
   };
 }
 
-/** Reads about devices, the financed list and the devices' broker credentials (container.ts builds it). */
+/** Built by container.ts over the database. */
 export class DeviceService {
   constructor(private readonly db: Kysely<DB>) {}
 
