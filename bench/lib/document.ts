@@ -55,11 +55,11 @@ Changes made for these benchmarks (the code, not the benchmarks, was made faster
   the server's reconcile commands (1) run as priority work, marked on their request and carried by
   the asynchronous context. On PostgreSQL they take a reserved pool of 4 connections (\`db/database.ts\`)
   instead of queueing for one of the main pool behind reads and batch chunks; the acknowledgement of a
-  priority command is applied as priority work too (\`plugins/device-channel.ts\`). The gateway publishes
-  through a window of 500 commands in flight with priority work ahead of batch work (every fourth slot
-  still goes to batch work; a device's own commands keep their order), where a batch dispatch had
-  written 50,000 commands into the socket at once, and the message carries its priority to the device
-  (device-protocol.md §3).
+  priority command is applied as priority work too (\`modules/channel/device-channel.ts\`). The gateway
+  publishes through a window of 500 commands in flight with priority work ahead of batch work (every
+  fourth slot still goes to batch work; a device's own commands keep their order), where a batch
+  dispatch had written 50,000 commands into the socket at once, and the message carries its priority to
+  the device (device-protocol.md §3).
 - **Migration 0007**: homeData.php reads device counts kept by triggers instead of counting a million
   rows; the sweep finds its work through partial indexes instead of reading every pending command; device
   pages keep room for HOT updates.

@@ -17,6 +17,7 @@ import { RequestLogs } from './lib/request-logs';
 import { auditRoutes } from './modules/audit/routes';
 import { authRoutes } from './modules/auth/routes';
 import { batchRoutes } from './modules/batches/routes';
+import { type DeviceChannel, startDeviceChannel } from './modules/channel/device-channel';
 import { collectionsRoutes } from './modules/collections/routes';
 import { commandRoutes } from './modules/commands/routes';
 import { deviceRoutes } from './modules/devices/routes';
@@ -31,7 +32,6 @@ import { startUploadSweeps } from './modules/uploads/retention';
 import { userRoutes } from './modules/users/routes';
 import { webhookRoutes } from './modules/webhooks/routes';
 import { registerAuth } from './plugins/auth';
-import { type DeviceChannel, startDeviceChannel } from './plugins/device-channel';
 import { registerEnvelope } from './plugins/envelope';
 import { frameworkErrors, registerErrorHandling } from './plugins/errors';
 import { registerInputGuard } from './plugins/input-guard';
@@ -166,16 +166,17 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
   app.addHook('onClose', async () => ctx.mailer.close());
 
   if (options.deviceChannel !== false) {
-    const channel = await startDeviceChannel(
+    // The channel hands devices' messages to the command service and asks the device service who may
+    // connect; what devices are told to connect to is set on ctx.channel.
+    const channel = await startDeviceChannel({
       config,
-      ctx.deviceCredentials,
-      commands,
-      app.log,
-      metrics.ackApplied,
-    );
+      log: app.log,
+      credentials: ctx.devices,
+      handlers: commands,
+      endpoint: ctx.channel,
+      ackApplied: metrics.ackApplied,
+    });
     metrics.watchBroker(channel.broker ? 'embedded' : 'external', () => channel.gateway.connected);
-    ctx.deviceMqttUrl = channel.deviceMqttUrl;
-    ctx.provisionDevice = channel.provisionDevice;
     app.decorate('deviceChannel', channel);
     app.addHook('onClose', async () => channel.close());
     // Batch workers run beside the device channel; on close they stop before it does.

@@ -20,27 +20,15 @@ import { auditLog, exportAuditReport, searchAudit } from './modules/audit/servic
 import { type AuthSettings, authenticator, login, logout } from './modules/auth/service';
 import { BatchService } from './modules/batches/service';
 import { BatchWorker } from './modules/batches/worker';
+import { ChannelEndpoint } from './modules/channel/device-channel';
 import { CollectionsEngine } from './modules/collections/engine';
 import { collectionsServices } from './modules/collections/services';
 import { CommandService } from './modules/commands/service';
 import { defaultAttestationRootsPath, loadAttestationRoots } from './modules/devices/attestation';
-import { decideReregistration, deviceIdentity } from './modules/devices/identity';
+import { IdentityService } from './modules/devices/identity';
 import { OfflineAnnouncer } from './modules/devices/offline';
-import {
-  type IdentityPolicy,
-  issueNonce,
-  type ProvisionBroker,
-  registerDevice,
-} from './modules/devices/registration';
-import {
-  appVersions,
-  auditReport,
-  dashboardCharts,
-  deviceCredentials,
-  deviceDetails,
-  homeData,
-  importFinancedImeis,
-} from './modules/devices/service';
+import { type IdentityPolicy, RegistrationService } from './modules/devices/registration';
+import { DeviceService } from './modules/devices/service';
 import {
   addEnrollmentSecret,
   admitEnrollment,
@@ -135,7 +123,7 @@ export async function buildContainer({ config, database, log, ...options }: Cont
       issuer: config.productLabel,
     },
   };
-  const identity: IdentityPolicy = {
+  const identityPolicy: IdentityPolicy = {
     deviceKey: config.deviceKey,
     attestation: config.deviceAttestation,
     roots,
@@ -221,6 +209,22 @@ export async function buildContainer({ config, database, log, ...options }: Cont
     pending: new Set(),
   };
 
+  // What the app needs of the device channel once it has started (app.ts starts it).
+  const channel = new ChannelEndpoint();
+  const registration = new RegistrationService({
+    db,
+    policy: identityPolicy,
+    channel,
+    events: webhookDelivery,
+    // The enrollment secret and the address's limits admit a registration call (modules/enrollment).
+    admit: (secret, address, kind) =>
+      admitEnrollment(db, config.enrollmentSecret, secret, address, kind, {
+        maxFailures: config.loginMaxFailuresPerAddress,
+        maxAdmitted: config.registrationMaxPerAddress,
+        windowMs: config.loginThrottleWindowMs,
+      }),
+  });
+
   return {
     config,
     database,
@@ -231,12 +235,14 @@ export async function buildContainer({ config, database, log, ...options }: Cont
     mailer,
     /** Outgoing mail, queued in the database and sent with retries by every instance (ADR 0008). */
     mail,
-    /** Who a device is (docs/device-protocol.md §1): device keys, attestation, nonces. */
-    identity,
-    /** Provisions a device's broker client before its registration commits (external dynamic security). */
-    provisionDevice: null as ProvisionBroker,
-    /** What devices are told to connect to (set when the device channel starts). */
-    deviceMqttUrl: '',
+    /** What devices are told to connect to and the broker to provision, set when the device channel starts. */
+    channel,
+    /** Device registration (docs/device-protocol.md §1): enrollment secrets, nonces, device keys, attestation. */
+    registration,
+    /** A device's key and its re-registration requests on Device Details (modules/devices/identity.ts). */
+    identity: new IdentityService(db),
+    /** Device reads, the financed list, and the devices' broker credentials the device channel checks. */
+    devices: new DeviceService(db),
     /** This instance's Prometheus metrics (plugins/metrics.ts). */
     metrics,
     /** The database's health and figures (modules/health/service.ts). */
@@ -268,26 +274,11 @@ export async function buildContainer({ config, database, log, ...options }: Cont
     }),
     /** Who a request's credential is (plugins/auth.ts). */
     authenticator: authenticator(db),
-    /** Devices' broker credentials (plugins/device-channel.ts). */
-    deviceCredentials: deviceCredentials(db),
     /** Forgot and reset password (modules/password/service.ts). */
     password,
     // The modules whose service is a set of functions over the database, bound to it.
     audit: bindDb(db, { searchAudit, auditLog, exportAuditReport }),
     auth: bindDb(db, { login, logout }),
-    devices: bindDb(db, {
-      admitEnrollment,
-      issueNonce,
-      registerDevice,
-      deviceIdentity,
-      decideReregistration,
-      homeData,
-      dashboardCharts,
-      deviceDetails,
-      auditReport,
-      appVersions,
-      importFinancedImeis,
-    }),
     enrollment: bindDb(db, { enrollmentSecrets, addEnrollmentSecret, revokeEnrollmentSecret }),
     keys: bindDb(db, { viewKeys, generateKey, updateKeyStatus }),
     mfa: bindDb(db, { verifySecondStep, mfaStatus, startEnrolment, confirmEnrolment, mfaUsers, resetMfa }),

@@ -43,7 +43,7 @@ export async function startDemo(
     offlineRate: 0.1,
     failRate: 0.02,
     seed: 7,
-    mqttUrl: ctx.deviceMqttUrl,
+    mqttUrl: ctx.channel.deviceMqttUrl ?? '',
     credentialsFile,
     churnSeconds: 4,
   });

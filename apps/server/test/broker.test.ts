@@ -17,7 +17,7 @@ import {
 import type { SimulatedDevice } from '@lendlock/device-sim';
 import mqtt, { type IClientOptions, type MqttClient } from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { type EmbeddedBroker, PacketSizeGuard } from '../src/plugins/broker';
+import { type EmbeddedBroker, PacketSizeGuard } from '../src/modules/channel/broker';
 import { channelKinds, databaseKinds, openTestDatabase, type TestDatabase } from './db';
 import { type DeviceServer, deviceSuite, simulatedDevice, startDeviceServer } from './devices';
 

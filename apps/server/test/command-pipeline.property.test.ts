@@ -19,8 +19,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Principal } from '../src/core/principal';
 import { BatchService } from '../src/modules/batches/service';
 import { BatchWorker } from '../src/modules/batches/worker';
+import type { Gateway } from '../src/modules/channel/gateway';
 import { CommandService } from '../src/modules/commands/service';
-import type { Gateway } from '../src/modules/devices/gateway';
 import { databaseKinds, openTestDatabase, type TestDatabase } from './db';
 import { buildUser } from './factories';
 

@@ -11,8 +11,8 @@ import { generateKeyPairSync, sign } from 'node:crypto';
 import mqtt, { type MqttClient } from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { sha256Hex } from '../src/lib/secrets';
+import { type EmbeddedBroker, startEmbeddedBroker } from '../src/modules/channel/broker';
 import { deviceCredentialHash } from '../src/modules/devices/repository';
-import { type EmbeddedBroker, startEmbeddedBroker } from '../src/plugins/broker';
 import { databaseKinds, openTestDatabase, type TestDatabase } from './db';
 import { type DeviceServer, randomProfile, startDeviceServer, TEST_ENROLLMENT_SECRET } from './devices';
 

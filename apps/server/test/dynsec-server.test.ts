@@ -128,9 +128,9 @@ describe.runIf(hasDynsec).each(databaseKinds())(
 
     it('a registration is refused with 503, changing nothing, when the broker cannot be provisioned', async () => {
       const { ctx } = server.app;
-      const provision = ctx.provisionDevice;
+      const provision = ctx.channel.provisionDevice;
       // As the dynamic-security client answers while the broker is down (dynsec.test.ts proves that part).
-      ctx.provisionDevice = async () => {
+      ctx.channel.provisionDevice = async () => {
         throw new Error('dynsec: the broker did not answer');
       };
       try {
@@ -142,11 +142,11 @@ describe.runIf(hasDynsec).each(databaseKinds())(
           .where('imei1', '=', phone.imei)
           .executeTakeFirst();
         expect(row).toBeUndefined();
-        ctx.provisionDevice = provision;
+        ctx.channel.provisionDevice = provision;
         await phone.register();
         await phone.connect();
       } finally {
-        ctx.provisionDevice = provision;
+        ctx.channel.provisionDevice = provision;
       }
     });
   },

@@ -1,6 +1,6 @@
 /**
  * Per-device credentials on an external Mosquitto through its dynamic security plugin
- * (src/plugins/dynsec.ts), against a private broker: who may connect, what a device may subscribe and publish
+ * (src/modules/channel/dynsec.ts), against a private broker: who may connect, what a device may subscribe and publish
  * to, and that a replaced or removed credential stops working at once, open connections included.
  */
 import { randomBytes, randomInt } from 'node:crypto';
@@ -9,7 +9,11 @@ import { DEVICE_OFFLINE, topics } from '@lendlock/contract';
 import { freePort } from '@lendlock/testkit';
 import mqtt, { type IClientOptions, type MqttClient } from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { brokerAdmitsAnonymous, connectDynsec, type DeviceBrokerAuthority } from '../src/plugins/dynsec';
+import {
+  brokerAdmitsAnonymous,
+  connectDynsec,
+  type DeviceBrokerAuthority,
+} from '../src/modules/channel/dynsec';
 import {
   hasDynsec,
   type PrivateMosquitto,

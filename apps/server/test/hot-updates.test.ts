@@ -10,7 +10,7 @@
 import { INITIAL_DEVICE_STATE } from '@lendlock/contract';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { setOnlineMany, setReportedStates } from '../src/modules/commands/repository';
+import { setOnlineMany, setReportedStates } from '../src/modules/devices/repository';
 import { databaseKinds, openTestDatabase, type TestDatabase } from './db';
 
 /** What a command and its acknowledgement write on the device row. */

@@ -18,8 +18,8 @@ import type { SimulatedDevice } from '@lendlock/device-sim';
 import type { MqttClient } from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { sha256Hex } from '../src/lib/secrets';
+import { type EmbeddedBroker, startEmbeddedBroker } from '../src/modules/channel/broker';
 import { deviceCredentialHash } from '../src/modules/devices/repository';
-import { type EmbeddedBroker, startEmbeddedBroker } from '../src/plugins/broker';
 import { databaseKinds, openTestDatabase, type TestDatabase } from './db';
 import { type DeviceServer, simulatedDevice, startDeviceServer } from './devices';
 import {

@@ -8,7 +8,7 @@
  *
  * The queues that read it: the database pool (database.ts: priority work takes a reserved pool of its
  * own, never waiting for a connection behind reads or batch chunks), the broker publish queue
- * (devices/gateway.ts `publish(…, { priority })`) and the device inbox (`inboxOrder`).
+ * (channel/gateway.ts `publish(…, { priority })`) and the device inbox (`inboxOrder`).
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { FastifyInstance } from 'fastify';

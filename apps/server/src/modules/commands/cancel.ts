@@ -3,14 +3,8 @@
  * (authz/resources/commands.ts `cancel`), and the desired state of its key falls back to what still stands on it.
  */
 
-import {
-  applyCommand,
-  INITIAL_DEVICE_STATE,
-  MESSAGES,
-  type RawCommand,
-  stateKeyOf,
-} from '@lendlock/contract';
-import type { Kysely, Transaction } from 'kysely';
+import { MESSAGES } from '@lendlock/contract';
+import type { Kysely } from 'kysely';
 import { may } from '../../authz';
 import { issuerLevel } from '../../authz/issuer';
 import { AppError, forbidden, notFound } from '../../core/errors';
@@ -18,36 +12,11 @@ import type { Principal } from '../../core/principal';
 import { inTransaction } from '../../db/transaction';
 import type { DB } from '../../db/types';
 import { appendAudit } from '../audit/repository';
-import { findDevice, lockDevice, setDesiredKey } from '../devices/repository';
+import { findDevice } from '../devices/repository';
 import { commandEvents, type EventSink, NO_EVENTS } from '../webhooks/events';
+import { recomputeDesired } from './desired';
 import { COMMAND_MESSAGES } from './messages';
-import { cancelQueued, findCommandWithIssuer, latestStandingCommand } from './repository';
-
-/**
- * Re-derives the desired value of the key `command` sets, and who decided it, from the commands still
- * standing on it (a command recorded before 0029 has no cause: collections' if its interface is `C`).
- */
-export async function recomputeDesired(
-  trx: Transaction<DB>,
-  imei1: string,
-  command: RawCommand,
-): Promise<void> {
-  const key = stateKeyOf(command);
-  if (!key) return;
-  const device = await lockDevice(trx, imei1);
-  if (!device) return;
-  const standing = await latestStandingCommand(trx, imei1, key);
-  const value = standing
-    ? applyCommand(INITIAL_DEVICE_STATE, standing.command, standing.options ?? {})[key]
-    : INITIAL_DEVICE_STATE[key];
-  const decided = standing
-    ? {
-        cause: standing.cause ?? (standing.interface === 'C' ? 'collections' : 'operator'),
-        at: new Date(standing.created_at),
-      }
-    : null;
-  await setDesiredKey(trx, imei1, key, value, decided);
-}
+import { cancelQueued, findCommandWithIssuer } from './repository';
 
 /**
  * Cancels a command not yet sent, for a principal with authority over it: the permission of the

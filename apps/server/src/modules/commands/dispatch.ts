@@ -10,7 +10,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import { inTransaction } from '../../db/transaction';
 import type { DB } from '../../db/types';
-import type { Gateway } from '../devices/gateway';
+import type { Gateway } from '../channel/gateway';
 import { commandEvents, type EventSink, NO_EVENTS } from '../webhooks/events';
 import type { CommandOutcome } from './issue';
 import {

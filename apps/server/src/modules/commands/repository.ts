@@ -1,8 +1,9 @@
-import type { AckMessage, CommandStatus, DeviceState, UserLevel } from '@lendlock/contract';
+import type { AckMessage, CommandStatus, UserLevel } from '@lendlock/contract';
 import { type Kysely, sql, type Transaction } from 'kysely';
-import type { CommandRow, DB, DeviceRow } from '../../db/types';
+import type { CommandRow, DB } from '../../db/types';
 import type { AuditValues } from '../audit/repository';
 import { appendAuditRowsFrom } from '../audit/repository';
+import { recordOnDevicesFrom } from '../devices/repository';
 
 type Db = Kysely<DB> | Transaction<DB>;
 
@@ -98,7 +99,7 @@ function recordValues(records: readonly CommandRecord[]) {
  * rules that decide which commands to record are in commands/issue.ts, the only caller): older
  * never-sent commands on the same device and state key become SUPERSEDED; each device's desired state
  * takes the command's `patch` (and, for a command that decides it, who decided: its cause, now) and its
- * last command is set; the commands are inserted. One with `sendNow`
+ * last command is set (through devices/repository.ts, the one writer of devices); the commands are inserted. One with `sendNow`
  * is recorded as SENT, for the caller to publish after commit, unless an older command of its device
  * (one it does not supersede) is still QUEUED: then it stays QUEUED and a dispatch sends both in order.
  * The audit rows, where given, are appended by the same statement (through audit/repository.ts, the one
@@ -121,12 +122,7 @@ export async function recordCommands(
       FROM v
       WHERE v.state_key IS NOT NULL AND c.imei1 = v.imei1 AND c.state_key = v.state_key AND c.status = 'QUEUED'
     ), device AS (
-      UPDATE devices d SET desired_state = d.desired_state || coalesce(v.patch::jsonb, '{}'::jsonb),
-        desired_cause = CASE WHEN v.patch IS NULL OR NOT v.decides::boolean THEN d.desired_cause
-          ELSE d.desired_cause || (SELECT jsonb_object_agg(k, jsonb_build_object('cause', v.cause, 'at', now()))
-                                   FROM jsonb_object_keys(v.patch::jsonb) k) END,
-        last_command = v.command, last_command_at = now()
-      FROM v WHERE d.imei1 = v.imei1
+      ${recordOnDevicesFrom(sql`SELECT imei1, command, patch, decides, cause FROM v`)}
     ), decided AS (
       -- A probe of the small partial index of QUEUED commands (migration 0007).
       SELECT v.*, CASE WHEN v.send_now::boolean AND v.status = 'QUEUED'
@@ -354,16 +350,6 @@ export async function claimForDispatchMany(
   return byPriority(result.rows);
 }
 
-/** Online or offline, for many devices (the last word per device wins). */
-export async function setOnlineMany(db: Db, entries: ReadonlyMap<string, boolean>): Promise<void> {
-  if (entries.size === 0) return;
-  await sql`
-    UPDATE devices d SET online = v.online, last_seen_at = now(),
-      offline_since = CASE WHEN v.online THEN NULL ELSE coalesce(d.offline_since, now()) END
-    FROM unnest(${[...entries.keys()]}::text[], ${[...entries.values()]}::boolean[]) AS v(imei, online)
-    WHERE d.imei1 = v.imei`.execute(db);
-}
-
 export interface AckEntry {
   imei1: string;
   id: string;
@@ -418,45 +404,6 @@ export async function applyAcks(
     )
     SELECT * FROM changed WHERE ${everyFinal} OR status = 'FAILED' OR command = 'RELEASE'`.execute(db);
   return changed.rows;
-}
-
-export interface ReportedEntry {
-  state: DeviceState | null;
-  appversion: string | null;
-}
-
-/**
- * What many devices report they enforce (and their app version when they said it). Returns the enrolled
- * devices among `reconcile` whose report differs from what the server wants of them (`initial` filling
- * the parts of the desired state never set).
- */
-export async function setReportedStates(
-  db: Db,
-  entries: ReadonlyMap<string, ReportedEntry>,
-  reconcile: ReadonlySet<string>,
-  initial: DeviceState,
-): Promise<
-  Pick<DeviceRow, 'imei1' | 'claimstatus' | 'desired_state' | 'desired_cause' | 'reported_state'>[]
-> {
-  if (entries.size === 0) return [];
-  const imeis = [...entries.keys()];
-  const values = [...entries.values()];
-  const result = await sql<
-    Pick<DeviceRow, 'imei1' | 'claimstatus' | 'desired_state' | 'desired_cause' | 'reported_state'>
-  >`
-    WITH reported AS (
-      UPDATE devices d SET reported_state = coalesce(v.state::jsonb, d.reported_state), last_seen_at = now(),
-        appversion = coalesce(nullif(v.appversion, ''), d.appversion)
-      FROM unnest(${imeis}::text[], ${values.map((v) => (v.state ? JSON.stringify(v.state) : null))}::text[],
-                  ${values.map((v) => v.appversion)}::text[], ${imeis.map((imei) => reconcile.has(imei))}::boolean[])
-        AS v(imei, state, appversion, reconcile)
-      WHERE d.imei1 = v.imei
-      RETURNING d.imei1, d.claimstatus, d.desired_state, d.desired_cause, d.reported_state, v.reconcile
-    )
-    SELECT imei1, claimstatus, desired_state, desired_cause, reported_state FROM reported
-    WHERE reconcile AND claimstatus = 'ENROLLED'
-      AND NOT (reported_state @> (${JSON.stringify(initial)}::jsonb || desired_state))`.execute(db);
-  return result.rows;
 }
 
 /** The state keys with a pending command, per device. */

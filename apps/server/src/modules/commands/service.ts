@@ -5,7 +5,8 @@
  *   chunk, device action ALL, reconcile); this file groups the single commands that arrive together;
  * - dispatch.ts: what is recorded reaches the devices (publish after commit, claims, resend, sweep);
  * - cancel.ts: cancelling a command not yet sent;
- * - devices/inbox.ts: what devices say (acknowledgements, state, online status) and the reconcile.
+ * - desired.ts: the desired state of a key once a command on it is cancelled or failed;
+ * - inbox.ts: what devices say (acknowledgements, state, online status) and the reconcile.
  *
  * The database is the source of truth: QUEUED → SENT (broker accepted) → DELIVERED → EXECUTED | FAILED
  * moved only by the device's own acknowledgements, or SUPERSEDED / CANCELLED / EXPIRED. Online devices get
@@ -33,12 +34,12 @@ import { PRIORITY_BULK, PRIORITY_RECONCILE } from '../../db/priority';
 import { currentTenant, withTenant } from '../../db/tenant';
 import { inTransaction } from '../../db/transaction';
 import type { CommandRow, DB } from '../../db/types';
-import type { Gateway } from '../devices/gateway';
-import { DeviceInbox, type ReconcileCommand } from '../devices/inbox';
+import type { Gateway } from '../channel/gateway';
 import { findDevice } from '../devices/repository';
 import { type EventSink, NO_EVENTS } from '../webhooks/events';
 import { cancelCommand } from './cancel';
 import { Dispatcher, type Publishable } from './dispatch';
+import { DeviceInbox, type ReconcileCommand } from './inbox';
 import { type CommandOutcome, type CommandRequest, type Refusal, recordCommandSet } from './issue';
 import { COMMAND_MESSAGES } from './messages';
 import { findCommandWithIssuer, pendingCommands } from './repository';

@@ -77,23 +77,36 @@ export interface IdentityPolicy {
 /** Provisions the device's own broker client (external broker with dynamic security), or nothing. */
 export type ProvisionBroker = ((imei1: string, credential: string) => Promise<void>) | null;
 
+/** The device channel as registration sees it (the container's `ChannelEndpoint`), set when it starts. */
+export interface RegistrationChannel {
+  readonly provisionDevice: ProvisionBroker;
+}
+
+/**
+ * Admits a registration call by the enrollment secret it carries (modules/enrollment) and its address's
+ * limits; resolves with the secret's name, or throws (401, 429).
+ */
+export type AdmitEnrollment = (
+  secret: string | undefined,
+  address: string,
+  kind: 'register' | 'nonce',
+) => Promise<string>;
+
+export interface RegistrationServiceOptions {
+  db: Kysely<DB>;
+  policy: IdentityPolicy;
+  channel: RegistrationChannel;
+  admit: AdmitEnrollment;
+  /** Webhook events: device.registered, device.reregistration_requested. */
+  events?: EventSink;
+}
+
 export interface Registered {
   credential: string;
   registrationstatus: RegistrationStatus;
   admittedBy: Admission;
   keySecurityLevel: KeySecurityLevel | null;
   clientId: string;
-}
-
-/** Issues a single-use nonce for a registration of `imei1`. */
-export async function issueNonce(
-  db: Kysely<DB>,
-  imei1: string,
-  ttlMs: number,
-): Promise<{ nonce: string; expiresAt: Date }> {
-  const nonce = randomBytes(32).toString('base64url');
-  const expiresAt = await insertNonce(db, sha256Hex(nonce), imei1, ttlMs);
-  return { nonce, expiresAt };
 }
 
 function parseDeviceKey(publicKey: string): string {
@@ -150,187 +163,203 @@ const profileOf = (input: DeviceRegistration) => ({
   retailer_phone: input.retailer_phone ?? null,
 });
 
-/**
- * Registers a device, or refuses it (AppError) having changed nothing of the device. `secretName` is the
- * enrollment secret that admitted the call (for the audit row).
- */
-export async function registerDevice(
-  db: Kysely<DB>,
-  input: DeviceRegistration,
-  context: {
-    address: string;
-    secretName: string;
-    policy: IdentityPolicy;
-    provision: ProvisionBroker;
-    /** Webhook events: device.registered, device.reregistration_requested. */
-    events?: EventSink;
-  },
-): Promise<Registered> {
-  const { policy } = context;
-  const events = context.events ?? NO_EVENTS;
-  let emitted = 0;
-  const imei2 = input.imei2 || null;
-  const audit = (result: string, details: Record<string, unknown>) =>
-    appendAudit(db, {
-      actor: { label: `device:${input.imei1}` },
-      action: 'device.register',
-      target: input.imei1,
-      address: context.address,
-      result,
-      details: { secret: context.secretName, imei2, ...details },
-    });
-  let publicKey: string | null = null;
-  try {
-    publicKey = input.publicKey ? parseDeviceKey(input.publicKey) : null;
-    if (!publicKey && policy.deviceKey === 'required') throw badRequest(IDENTITY_MESSAGES.keyRequired);
-  } catch (error) {
-    await audit('refused', { reason: 'device-key', profile: profileOf(input) });
-    throw error;
-  }
-  // The attestation is checked before the transaction (it is pure); the nonce it names is used up inside.
-  let attested: KeySecurityLevel | null = null;
-  let attestationProblem: string | null = null;
-  if (input.attestation && input.nonce && publicKey && policy.attestation !== 'off') {
-    const outcome = policy.roots
-      ? await verifyAttestation({
-          chain: input.attestation,
-          publicKey,
-          challenge: Buffer.from(input.nonce, 'utf8'),
-          roots: policy.roots,
-        })
-      : ({ ok: false, reason: 'No attestation roots are configured.' } as const);
-    if (outcome.ok) attested = outcome.securityLevel;
-    else attestationProblem = outcome.reason;
+/** Device registration: admission, nonces, and who a registering device is (container.ts builds it). */
+export class RegistrationService {
+  constructor(private readonly options: RegistrationServiceOptions) {}
+
+  /** See `AdmitEnrollment`. */
+  admit(secret: string | undefined, address: string, kind: 'register' | 'nonce'): Promise<string> {
+    return this.options.admit(secret, address, kind);
   }
 
-  let outcome: Outcome;
-  try {
-    outcome = await inTransaction(db, async (trx) => {
-      // Serialise registrations of one device (one that does not exist yet too).
-      const existing = await lockForRegistration(trx, input.imei1);
-      const nonceValid = input.nonce ? await consumeNonce(trx, sha256Hex(input.nonce), input.imei1) : false;
-      if (input.nonce && !nonceValid)
-        return refused(400, 'VALIDATION_FAILED', IDENTITY_MESSAGES.badNonce, 'nonce');
+  /** Issues a single-use nonce for a registration of `imei1`, valid for the policy's nonce time to live. */
+  async issueNonce(imei1: string): Promise<{ nonce: string; expiresAt: Date }> {
+    const nonce = randomBytes(32).toString('base64url');
+    const expiresAt = await insertNonce(
+      this.options.db,
+      sha256Hex(nonce),
+      imei1,
+      this.options.policy.nonceTtlMs,
+    );
+    return { nonce, expiresAt };
+  }
 
-      const taken = await otherHolders(trx, input.imei1, imei2 ? [input.imei1, imei2] : [input.imei1]);
-      if (taken[0])
-        return refused(
-          409,
-          REGISTRATION_CODES.imeiInUse,
-          IDENTITY_MESSAGES.imeiInUse(taken[0]),
-          'imei-in-use',
-        );
-
-      let admittedBy: Admission;
-      let approval: number | null = null;
-      if (!existing) admittedBy = 'first';
-      else if (existing.claimstatus === 'DEENROLLED') admittedBy = 'formatted';
-      else if (existing.claimstatus === 'RELEASED') admittedBy = 'released';
-      else if (
-        input.signature &&
-        input.nonce &&
-        existing.public_key &&
-        signedBy(existing.public_key, input.imei1, input.nonce, input.signature)
-      )
-        admittedBy = 'signature';
-      else {
-        approval = await useApproval(trx, input.imei1, publicKey);
-        if (approval === null) {
-          const reason = !input.signature
-            ? 'no-proof'
-            : existing.public_key
-              ? 'bad-signature'
-              : 'no-enrolled-key';
-          const request = await recordReregistrationRequest(trx, {
-            imei1: input.imei1,
-            address: context.address,
-            profile: profileOf(input),
+  /**
+   * Registers a device, or refuses it (AppError) having changed nothing of the device. `secretName` is the
+   * enrollment secret that admitted the call (for the audit row).
+   */
+  async register(
+    input: DeviceRegistration,
+    context: { address: string; secretName: string },
+  ): Promise<Registered> {
+    const { db, policy } = this.options;
+    const events = this.options.events ?? NO_EVENTS;
+    // Read now: the channel sets it when it starts.
+    const provision = this.options.channel.provisionDevice;
+    let emitted = 0;
+    const imei2 = input.imei2 || null;
+    const audit = (result: string, details: Record<string, unknown>) =>
+      appendAudit(db, {
+        actor: { label: `device:${input.imei1}` },
+        action: 'device.register',
+        target: input.imei1,
+        address: context.address,
+        result,
+        details: { secret: context.secretName, imei2, ...details },
+      });
+    let publicKey: string | null = null;
+    try {
+      publicKey = input.publicKey ? parseDeviceKey(input.publicKey) : null;
+      if (!publicKey && policy.deviceKey === 'required') throw badRequest(IDENTITY_MESSAGES.keyRequired);
+    } catch (error) {
+      await audit('refused', { reason: 'device-key', profile: profileOf(input) });
+      throw error;
+    }
+    // The attestation is checked before the transaction (it is pure); the nonce it names is used up inside.
+    let attested: KeySecurityLevel | null = null;
+    let attestationProblem: string | null = null;
+    if (input.attestation && input.nonce && publicKey && policy.attestation !== 'off') {
+      const outcome = policy.roots
+        ? await verifyAttestation({
+            chain: input.attestation,
             publicKey,
-          });
-          emitted = await events.emit(trx, [
-            reregistrationRequestedEvent({ id: request, imei1: input.imei1, newKey: publicKey !== null }),
-          ]);
+            challenge: Buffer.from(input.nonce, 'utf8'),
+            roots: policy.roots,
+          })
+        : ({ ok: false, reason: 'No attestation roots are configured.' } as const);
+      if (outcome.ok) attested = outcome.securityLevel;
+      else attestationProblem = outcome.reason;
+    }
+
+    let outcome: Outcome;
+    try {
+      outcome = await inTransaction(db, async (trx) => {
+        // Serialise registrations of one device (one that does not exist yet too).
+        const existing = await lockForRegistration(trx, input.imei1);
+        const nonceValid = input.nonce ? await consumeNonce(trx, sha256Hex(input.nonce), input.imei1) : false;
+        if (input.nonce && !nonceValid)
+          return refused(400, 'VALIDATION_FAILED', IDENTITY_MESSAGES.badNonce, 'nonce');
+
+        const taken = await otherHolders(trx, input.imei1, imei2 ? [input.imei1, imei2] : [input.imei1]);
+        if (taken[0])
           return refused(
             409,
-            REGISTRATION_CODES.needsApproval,
-            IDENTITY_MESSAGES.needsApproval,
-            reason,
-            request,
+            REGISTRATION_CODES.imeiInUse,
+            IDENTITY_MESSAGES.imeiInUse(taken[0]),
+            'imei-in-use',
           );
+
+        let admittedBy: Admission;
+        let approval: number | null = null;
+        if (!existing) admittedBy = 'first';
+        else if (existing.claimstatus === 'DEENROLLED') admittedBy = 'formatted';
+        else if (existing.claimstatus === 'RELEASED') admittedBy = 'released';
+        else if (
+          input.signature &&
+          input.nonce &&
+          existing.public_key &&
+          signedBy(existing.public_key, input.imei1, input.nonce, input.signature)
+        )
+          admittedBy = 'signature';
+        else {
+          approval = await useApproval(trx, input.imei1, publicKey);
+          if (approval === null) {
+            const reason = !input.signature
+              ? 'no-proof'
+              : existing.public_key
+                ? 'bad-signature'
+                : 'no-enrolled-key';
+            const request = await recordReregistrationRequest(trx, {
+              imei1: input.imei1,
+              address: context.address,
+              profile: profileOf(input),
+              publicKey,
+            });
+            emitted = await events.emit(trx, [
+              reregistrationRequestedEvent({ id: request, imei1: input.imei1, newKey: publicKey !== null }),
+            ]);
+            return refused(
+              409,
+              REGISTRATION_CODES.needsApproval,
+              IDENTITY_MESSAGES.needsApproval,
+              reason,
+              request,
+            );
+          }
+          admittedBy = 'approval';
         }
-        admittedBy = 'approval';
-      }
-      // A proof of possession on an admission by the secret: the signature must be the new key's.
-      if (admittedBy !== 'signature' && input.signature && input.nonce) {
-        if (!publicKey || !signedBy(publicKey, input.imei1, input.nonce, input.signature))
-          return refused(400, 'VALIDATION_FAILED', IDENTITY_MESSAGES.badProof, 'bad-proof-of-possession');
-      }
-      // The key the device holds from now on: a new one (first, formatted, released, approved, or rotated
-      // under the old key's signature), or the enrolled one.
-      const newKey = publicKey !== null && publicKey !== existing?.public_key;
-      const keepsKey = admittedBy === 'signature' && !newKey;
-      if (policy.attestation === 'require' && !keepsKey && attested === null)
-        return refused(403, 'ATTESTATION_REQUIRED', IDENTITY_MESSAGES.attestationRequired, 'attestation');
+        // A proof of possession on an admission by the secret: the signature must be the new key's.
+        if (admittedBy !== 'signature' && input.signature && input.nonce) {
+          if (!publicKey || !signedBy(publicKey, input.imei1, input.nonce, input.signature))
+            return refused(400, 'VALIDATION_FAILED', IDENTITY_MESSAGES.badProof, 'bad-proof-of-possession');
+        }
+        // The key the device holds from now on: a new one (first, formatted, released, approved, or rotated
+        // under the old key's signature), or the enrolled one.
+        const newKey = publicKey !== null && publicKey !== existing?.public_key;
+        const keepsKey = admittedBy === 'signature' && !newKey;
+        if (policy.attestation === 'require' && !keepsKey && attested === null)
+          return refused(403, 'ATTESTATION_REQUIRED', IDENTITY_MESSAGES.attestationRequired, 'attestation');
 
-      const registered = await applyRegistration(trx, input, existing, {
-        admittedBy,
-        publicKey: keepsKey ? (existing?.public_key ?? null) : publicKey,
-        securityLevel: keepsKey ? (existing?.key_security_level ?? null) : attested,
-        keyChanged: !keepsKey,
-      });
-      emitted = await events.emit(trx, [
-        deviceRegisteredEvent({
-          imei1: input.imei1,
-          imei2,
-          brand: input.brand ?? null,
-          model: input.model ?? null,
-          retailerPhone: input.retailer_phone ?? existing?.retailer_phone ?? null,
-          registrationStatus: registered.registrationstatus,
-        }),
-      ]);
-      // The broker learns the credential before the registration commits (external dynamic security).
-      if (context.provision) {
-        await context.provision(input.imei1, registered.credential).catch((error: unknown) => {
-          throw Object.assign(new AppError(503, 'UNAVAILABLE', IDENTITY_MESSAGES.brokerUnavailable), {
-            cause: error,
-          });
+        const registered = await applyRegistration(trx, input, existing, {
+          admittedBy,
+          publicKey: keepsKey ? (existing?.public_key ?? null) : publicKey,
+          securityLevel: keepsKey ? (existing?.key_security_level ?? null) : attested,
+          keyChanged: !keepsKey,
         });
-      }
-      return { kind: 'admitted', registered, previous: existing, approval } satisfies Outcome;
-    });
-  } catch (error) {
-    // Two registrations claiming one IMEI at once: the second meets the first's row in device_imeis.
-    if ((error as { code?: string }).code !== '23505') throw error;
-    outcome = refused(
-      409,
-      REGISTRATION_CODES.imeiInUse,
-      IDENTITY_MESSAGES.imeiInUse(imei2 ?? input.imei1),
-      'imei-in-use',
-    );
-  }
+        emitted = await events.emit(trx, [
+          deviceRegisteredEvent({
+            imei1: input.imei1,
+            imei2,
+            brand: input.brand ?? null,
+            model: input.model ?? null,
+            retailerPhone: input.retailer_phone ?? existing?.retailer_phone ?? null,
+            registrationStatus: registered.registrationstatus,
+          }),
+        ]);
+        // The broker learns the credential before the registration commits (external dynamic security).
+        if (provision) {
+          await provision(input.imei1, registered.credential).catch((error: unknown) => {
+            throw Object.assign(new AppError(503, 'UNAVAILABLE', IDENTITY_MESSAGES.brokerUnavailable), {
+              cause: error,
+            });
+          });
+        }
+        return { kind: 'admitted', registered, previous: existing, approval } satisfies Outcome;
+      });
+    } catch (error) {
+      // Two registrations claiming one IMEI at once: the second meets the first's row in device_imeis.
+      if ((error as { code?: string }).code !== '23505') throw error;
+      outcome = refused(
+        409,
+        REGISTRATION_CODES.imeiInUse,
+        IDENTITY_MESSAGES.imeiInUse(imei2 ?? input.imei1),
+        'imei-in-use',
+      );
+    }
 
-  if (emitted > 0) events.wake();
-  if (outcome.kind === 'refused') {
-    await audit('refused', {
-      reason: outcome.reason,
-      ...(outcome.request ? { request: outcome.request } : {}),
-      profile: profileOf(input),
-      newKey: publicKey !== null,
+    if (emitted > 0) events.wake();
+    if (outcome.kind === 'refused') {
+      await audit('refused', {
+        reason: outcome.reason,
+        ...(outcome.request ? { request: outcome.request } : {}),
+        profile: profileOf(input),
+        newKey: publicKey !== null,
+      });
+      throw new AppError(outcome.status, outcome.code as never, outcome.message);
+    }
+    const { registered, previous } = outcome;
+    await audit('success', {
+      registrationstatus: registered.registrationstatus,
+      admittedBy: registered.admittedBy,
+      ...(outcome.approval ? { request: outcome.approval } : {}),
+      key: registered.keySecurityLevel ?? (publicKey || previous?.public_key ? 'not attested' : 'none'),
+      ...(attestationProblem ? { attestation: attestationProblem } : {}),
+      ...(previous && previous.retailer_phone !== (input.retailer_phone ?? previous.retailer_phone)
+        ? { retailerFrom: previous.retailer_phone }
+        : {}),
     });
-    throw new AppError(outcome.status, outcome.code as never, outcome.message);
+    return registered;
   }
-  const { registered, previous } = outcome;
-  await audit('success', {
-    registrationstatus: registered.registrationstatus,
-    admittedBy: registered.admittedBy,
-    ...(outcome.approval ? { request: outcome.approval } : {}),
-    key: registered.keySecurityLevel ?? (publicKey || previous?.public_key ? 'not attested' : 'none'),
-    ...(attestationProblem ? { attestation: attestationProblem } : {}),
-    ...(previous && previous.retailer_phone !== (input.retailer_phone ?? previous.retailer_phone)
-      ? { retailerFrom: previous.retailer_phone }
-      : {}),
-  });
-  return registered;
 }
 
 async function applyRegistration(

@@ -3,6 +3,7 @@ import {
   type Insertable,
   type InsertObject,
   type Kysely,
+  type RawBuilder,
   sql,
   type Transaction,
   type UpdateObject,
@@ -228,6 +229,71 @@ export async function markReleased(
     })
     .execute();
   return { imei2: device?.imei2 ?? null };
+}
+
+/**
+ * What recording commands does to their devices, inside a larger statement (commands/repository.ts
+ * `recordCommands`: `device AS (${recordOnDevicesFrom(sql`SELECT … FROM v`)})`): each device takes its
+ * command's `patch` into its desired state (and, for a command that decides it, who decided each key: its
+ * cause, now), and its last command. `select` yields, as text, imei1, command, patch (JSON or null),
+ * decides (boolean) and cause, one row per device.
+ */
+export function recordOnDevicesFrom(select: RawBuilder<unknown>): RawBuilder<unknown> {
+  return sql`UPDATE devices d SET desired_state = d.desired_state || coalesce(s.patch::jsonb, '{}'::jsonb),
+        desired_cause = CASE WHEN s.patch IS NULL OR NOT s.decides::boolean THEN d.desired_cause
+          ELSE d.desired_cause || (SELECT jsonb_object_agg(k, jsonb_build_object('cause', s.cause, 'at', now()))
+                                   FROM jsonb_object_keys(s.patch::jsonb) k) END,
+        last_command = s.command, last_command_at = now()
+      FROM (${select}) AS s(imei1, command, patch, decides, cause) WHERE d.imei1 = s.imei1`;
+}
+
+/** Online or offline, for many devices (the last word per device wins). */
+export async function setOnlineMany(db: Db, entries: ReadonlyMap<string, boolean>): Promise<void> {
+  if (entries.size === 0) return;
+  await sql`
+    UPDATE devices d SET online = v.online, last_seen_at = now(),
+      offline_since = CASE WHEN v.online THEN NULL ELSE coalesce(d.offline_since, now()) END
+    FROM unnest(${[...entries.keys()]}::text[], ${[...entries.values()]}::boolean[]) AS v(imei, online)
+    WHERE d.imei1 = v.imei`.execute(db);
+}
+
+export interface ReportedEntry {
+  state: DeviceState | null;
+  appversion: string | null;
+}
+
+/**
+ * What many devices report they enforce (and their app version when they said it). Returns the enrolled
+ * devices among `reconcile` whose report differs from what the server wants of them (`initial` filling
+ * the parts of the desired state never set).
+ */
+export async function setReportedStates(
+  db: Db,
+  entries: ReadonlyMap<string, ReportedEntry>,
+  reconcile: ReadonlySet<string>,
+  initial: DeviceState,
+): Promise<
+  Pick<DeviceRow, 'imei1' | 'claimstatus' | 'desired_state' | 'desired_cause' | 'reported_state'>[]
+> {
+  if (entries.size === 0) return [];
+  const imeis = [...entries.keys()];
+  const values = [...entries.values()];
+  const result = await sql<
+    Pick<DeviceRow, 'imei1' | 'claimstatus' | 'desired_state' | 'desired_cause' | 'reported_state'>
+  >`
+    WITH reported AS (
+      UPDATE devices d SET reported_state = coalesce(v.state::jsonb, d.reported_state), last_seen_at = now(),
+        appversion = coalesce(nullif(v.appversion, ''), d.appversion)
+      FROM unnest(${imeis}::text[], ${values.map((v) => (v.state ? JSON.stringify(v.state) : null))}::text[],
+                  ${values.map((v) => v.appversion)}::text[], ${imeis.map((imei) => reconcile.has(imei))}::boolean[])
+        AS v(imei, state, appversion, reconcile)
+      WHERE d.imei1 = v.imei
+      RETURNING d.imei1, d.claimstatus, d.desired_state, d.desired_cause, d.reported_state, v.reconcile
+    )
+    SELECT imei1, claimstatus, desired_state, desired_cause, reported_state FROM reported
+    WHERE reconcile AND claimstatus = 'ENROLLED'
+      AND NOT (reported_state @> (${JSON.stringify(initial)}::jsonb || desired_state))`.execute(db);
+  return result.rows;
 }
 
 /** Sets one key of a device's desired state, and who decided it (null: no one, the initial value). */

@@ -33,17 +33,7 @@ export function deviceRoutes(ctx: RouteContext): FastifyPluginAsyncZod {
     // ---- The agent's registration (HTTPS; admitted by an enrollment secret, identified by its key) ----
     const admit = (request: FastifyRequest, kind: 'register' | 'nonce') => {
       const secret = request.headers[ENROLLMENT_SECRET_HEADER];
-      return ctx.devices.admitEnrollment(
-        ctx.config.enrollmentSecret,
-        Array.isArray(secret) ? secret[0] : secret,
-        request.ip,
-        kind,
-        {
-          maxFailures: ctx.config.loginMaxFailuresPerAddress,
-          maxAdmitted: ctx.config.registrationMaxPerAddress,
-          windowMs: ctx.config.loginThrottleWindowMs,
-        },
-      );
+      return ctx.registration.admit(Array.isArray(secret) ? secret[0] : secret, request.ip, kind);
     };
 
     app.post(
@@ -51,7 +41,7 @@ export function deviceRoutes(ctx: RouteContext): FastifyPluginAsyncZod {
       { schema: { body: deviceNonceRequestSchema, response: { 200: deviceNonceResponseSchema } } },
       async (request) => {
         await admit(request, 'nonce');
-        const issued = await ctx.devices.issueNonce(request.body.imei1, ctx.identity.nonceTtlMs);
+        const issued = await ctx.registration.issueNonce(request.body.imei1);
         return { status: 'success' as const, nonce: issued.nonce, expiresAt: issued.expiresAt.toISOString() };
       },
     );
@@ -61,20 +51,14 @@ export function deviceRoutes(ctx: RouteContext): FastifyPluginAsyncZod {
       { schema: { body: deviceRegistrationSchema, response: { 200: deviceRegistrationResponseSchema } } },
       async (request) => {
         const secretName = await admit(request, 'register');
-        const registered = await ctx.devices.registerDevice(request.body, {
-          address: request.ip,
-          secretName,
-          policy: ctx.identity,
-          provision: ctx.provisionDevice,
-          events: ctx.webhookDelivery,
-        });
+        const registered = await ctx.registration.register(request.body, { address: request.ip, secretName });
         // A credential issued before no longer admits anyone: its open connections end.
         ctx.commands.credentialRevoked(request.body.imei1);
         return {
           status: 'success' as const,
           registrationstatus: registered.registrationstatus,
           credential: registered.credential,
-          mqttUrl: ctx.deviceMqttUrl,
+          mqttUrl: ctx.channel.deviceMqttUrl ?? '',
           clientId: registered.clientId,
           admittedBy: registered.admittedBy,
           keySecurityLevel: registered.keySecurityLevel,
@@ -86,7 +70,7 @@ export function deviceRoutes(ctx: RouteContext): FastifyPluginAsyncZod {
     app.post(
       '/api/v2/deviceIdentity',
       { schema: { body: deviceIdentityRequestSchema, response: { 200: deviceIdentityResponseSchema } } },
-      async (request) => ctx.devices.deviceIdentity(requirePrincipal(request), request.body.imei),
+      async (request) => ctx.identity.deviceIdentity(requirePrincipal(request), request.body.imei),
     );
     app.post(
       '/api/v2/reregistration/decide',
@@ -97,7 +81,7 @@ export function deviceRoutes(ctx: RouteContext): FastifyPluginAsyncZod {
         },
       },
       async (request) =>
-        ctx.devices.decideReregistration(requirePrincipal(request), request.body, {
+        ctx.identity.decideReregistration(requirePrincipal(request), request.body, {
           address: request.ip,
           windowMs: ctx.config.reregistrationApprovalWindowMs,
         }),

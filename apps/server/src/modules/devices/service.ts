@@ -1,4 +1,7 @@
-/** Reads about devices: the dashboard, device details, the audit report by IMEI, app versions. */
+/**
+ * The device service: reads about devices (the dashboard, device details, the audit report by IMEI, app
+ * versions), the financed-IMEI list, and the devices' broker credentials the device channel checks.
+ */
 import {
   type AuditResponse,
   addDays,
@@ -36,55 +39,10 @@ function lastDays(timeZone: string, days: number): { day: string; start: Date; e
   });
 }
 
-/** The dashboard counts ("today" in `timeZone`) of the devices `actor` may see (a retailer: its own). */
-export async function homeData(db: Kysely<DB>, actor: Principal, timeZone: string) {
-  const [today] = lastDays(timeZone, 1);
-  const row = await homeCounts(db, scopeFor(actor, 'devices'), today?.start ?? new Date());
-  return {
-    status: 'success' as const,
-    total_device: Number(row.total_device),
-    device_today: Number(row.device_today),
-    deenroll: Number(row.deenroll),
-  };
-}
-
 /**
- * The dashboard's charts (registrations per day: the last 30 days in `timeZone`) of the devices `actor`
- * may see, like homeData.
+ * The audit report of a device `actor` may see; another tenant's device's is empty, as an unknown one's.
+ * A function over the database too: the audit module's xlsx export reads it.
  */
-export async function dashboardCharts(db: Kysely<DB>, actor: Principal, timeZone: string) {
-  const { perDay, byStatus, devices } = await dashboardCounts(
-    db,
-    scopeFor(actor, 'devices'),
-    lastDays(timeZone, 30),
-  );
-  return {
-    status: 'success' as const,
-    registrationsPerDay: perDay.map((r) => ({ day: r.day, count: Number(r.count) })),
-    commandsByStatus: byStatus.map((r) => ({ status: r.status, count: Number(r.count) })),
-    devicesOnline: Number(devices.online),
-    devicesTotal: Number(devices.total),
-  };
-}
-
-/** Devices by imei1 or imei2, of those `actor` may see (a retailer: its own). */
-export async function deviceDetails(
-  db: Kysely<DB>,
-  actor: Principal,
-  imeis: string[],
-): Promise<{ items: DeviceRecord[]; message?: string }> {
-  const unique = [...new Set(imeis)];
-  const rows = await devicesByEitherImei(db, unique, scopeFor(actor, 'devices'));
-  const order = new Map(unique.map((imei, index) => [imei, index]));
-  const position = (row: (typeof rows)[number]) =>
-    Math.min(order.get(row.imei1) ?? Infinity, order.get(row.imei2 ?? '') ?? Infinity);
-  const items = rows.sort((a, b) => position(a) - position(b)).map(toDeviceRecord);
-  return items.length > 0
-    ? { items }
-    : { items, message: unique.length > 1 ? MESSAGES.noValidDeviceData : MESSAGES.noResults };
-}
-
-/** The audit report of a device `actor` may see; another tenant's device's is empty, as an unknown one's. */
 export async function auditReport(db: Kysely<DB>, actor: Principal, imei: string): Promise<AuditResponse> {
   const device = await findDevice(db, imei);
   if (!mayIfFound(actor, 'devices', 'read', device, (x) => ({ retailerPhone: x.retailer_phone })))
@@ -105,52 +63,105 @@ export async function auditReport(db: Kysely<DB>, actor: Principal, imei: string
   };
 }
 
-/** Enrolled devices per app version, of those `actor` may see. */
-export async function appVersions(db: Kysely<DB>, actor: Principal) {
-  const rows = await appVersionCounts(db, scopeFor(actor, 'devices'));
-  return {
-    status: 'success' as const,
-    items: rows.map((r) => ({ appversion: r.appversion, devices: Number(r.devices) })),
-  };
-}
+/** Built by container.ts over the database. */
+export class DeviceService {
+  constructor(private readonly db: Kysely<DB>) {}
 
-/**
- * Adds IMEIs to the financed list that decides Match_Status (devices already registered now match) and
- * writes the audit row, in one transaction. Returns how many were new.
- */
-export async function importFinancedImeis(
-  db: Kysely<DB>,
-  actor: Principal,
-  request: { imeis: string[]; source: string; address: string },
-): Promise<number> {
-  const { imeis, source } = request;
-  return inTransaction(db, async (trx) => {
-    const added = await importFinanced(trx, imeis, source);
-    await appendAudit(trx, {
-      actor,
-      action: 'financed.import',
-      address: request.address,
-      result: 'success',
-      details: { received: imeis.length, added, source },
+  /** The dashboard counts ("today" in `timeZone`) of the devices `actor` may see (a retailer: its own). */
+  async homeData(actor: Principal, timeZone: string) {
+    const [today] = lastDays(timeZone, 1);
+    const row = await homeCounts(this.db, scopeFor(actor, 'devices'), today?.start ?? new Date());
+    return {
+      status: 'success' as const,
+      total_device: Number(row.total_device),
+      device_today: Number(row.device_today),
+      deenroll: Number(row.deenroll),
+    };
+  }
+
+  /**
+   * The dashboard's charts (registrations per day: the last 30 days in `timeZone`) of the devices `actor`
+   * may see, like homeData.
+   */
+  async dashboardCharts(actor: Principal, timeZone: string) {
+    const { perDay, byStatus, devices } = await dashboardCounts(
+      this.db,
+      scopeFor(actor, 'devices'),
+      lastDays(timeZone, 30),
+    );
+    return {
+      status: 'success' as const,
+      registrationsPerDay: perDay.map((r) => ({ day: r.day, count: Number(r.count) })),
+      commandsByStatus: byStatus.map((r) => ({ status: r.status, count: Number(r.count) })),
+      devicesOnline: Number(devices.online),
+      devicesTotal: Number(devices.total),
+    };
+  }
+
+  /** Devices by imei1 or imei2, of those `actor` may see (a retailer: its own). */
+  async deviceDetails(
+    actor: Principal,
+    imeis: string[],
+  ): Promise<{ items: DeviceRecord[]; message?: string }> {
+    const unique = [...new Set(imeis)];
+    const rows = await devicesByEitherImei(this.db, unique, scopeFor(actor, 'devices'));
+    const order = new Map(unique.map((imei, index) => [imei, index]));
+    const position = (row: (typeof rows)[number]) =>
+      Math.min(order.get(row.imei1) ?? Infinity, order.get(row.imei2 ?? '') ?? Infinity);
+    const items = rows.sort((a, b) => position(a) - position(b)).map(toDeviceRecord);
+    return items.length > 0
+      ? { items }
+      : { items, message: unique.length > 1 ? MESSAGES.noValidDeviceData : MESSAGES.noResults };
+  }
+
+  /** Enrolled devices per app version, of those `actor` may see. */
+  async appVersions(actor: Principal) {
+    const rows = await appVersionCounts(this.db, scopeFor(actor, 'devices'));
+    return {
+      status: 'success' as const,
+      items: rows.map((r) => ({ appversion: r.appversion, devices: Number(r.devices) })),
+    };
+  }
+
+  /**
+   * Adds IMEIs to the financed list that decides Match_Status (devices already registered now match) and
+   * writes the audit row, in one transaction. Returns how many were new.
+   */
+  async importFinancedImeis(
+    actor: Principal,
+    request: { imeis: string[]; source: string; address: string },
+  ): Promise<number> {
+    const { imeis, source } = request;
+    return inTransaction(this.db, async (trx) => {
+      const added = await importFinanced(trx, imeis, source);
+      await appendAudit(trx, {
+        actor,
+        action: 'financed.import',
+        address: request.address,
+        result: 'success',
+        details: { received: imeis.length, added, source },
+      });
+      return added;
     });
-    return added;
-  });
-}
+  }
 
-/** What the device channel asks of devices' broker credentials (plugins/device-channel.ts). */
-export interface DeviceCredentials {
-  /** Whether `credential` is the device's current broker credential. */
-  matches(imei: string, credential: string): Promise<boolean>;
-  /** Whether the device still has a credential (it is enrolled). */
-  hasCredential(imei: string): Promise<boolean>;
-  /** How many devices have a credential (they all reconnect after a restart). */
-  count(): Promise<number>;
-}
+  /** See `auditReport`. */
+  auditReport(actor: Principal, imei: string): Promise<AuditResponse> {
+    return auditReport(this.db, actor, imei);
+  }
 
-export function deviceCredentials(db: Kysely<DB>): DeviceCredentials {
-  return {
-    matches: async (imei, credential) => (await deviceCredentialHash(db, imei)) === sha256Hex(credential),
-    hasCredential: async (imei) => (await deviceCredentialHash(db, imei)) !== null,
-    count: () => credentialedDeviceCount(db),
-  };
+  /** Whether `credential` is the device's current broker credential (the device channel asks). */
+  async credentialMatches(imei: string, credential: string): Promise<boolean> {
+    return (await deviceCredentialHash(this.db, imei)) === sha256Hex(credential);
+  }
+
+  /** Whether the device still has a broker credential (it is enrolled). */
+  async hasCredential(imei: string): Promise<boolean> {
+    return (await deviceCredentialHash(this.db, imei)) !== null;
+  }
+
+  /** How many devices have a broker credential (they all reconnect after a restart). */
+  credentialedCount(): Promise<number> {
+    return credentialedDeviceCount(this.db);
+  }
 }

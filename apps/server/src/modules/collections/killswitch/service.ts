@@ -10,7 +10,7 @@ import type { Principal } from '../../../core/principal';
 import { inTransaction } from '../../../db/transaction';
 import type { DB } from '../../../db/types';
 import { appendAudit } from '../../audit/repository';
-import { recomputeDesired } from '../../commands/cancel';
+import { recomputeDesired } from '../../commands/desired';
 import { commandEvents, type EventSink } from '../../webhooks/events';
 import { type Caller, iso } from '../access';
 import { stopRunningRuns } from '../runs/repository';

@@ -1,17 +1,60 @@
 /**
  * Starts the device channel for an app: the embedded broker (unless MQTT_URL names one), the gateway that
- * connects the command service to it, and the periodic sweep (expiry, sending what waited).
+ * carries commands to the devices and their messages back, and the periodic sweep (expiry, sending what
+ * waited). The channel knows no module of the app: what to do with a device's message, the housekeeping
+ * it runs and the devices' broker credentials are given to it (`ChannelHandlers`, `DeviceCredentials`,
+ * wired in app.ts), and what the app needs of it once started is set on its `ChannelEndpoint`.
  */
 import { randomBytes } from 'node:crypto';
-import { announceWithinMs } from '@lendlock/contract';
+import { type AckMessage, announceWithinMs, type StateMessage } from '@lendlock/contract';
 import type { FastifyBaseLogger } from 'fastify';
-import type { Config } from '../config';
-import { withPriority } from '../db/priority';
-import type { CommandService } from '../modules/commands/service';
-import { connectGateway, type Gateway } from '../modules/devices/gateway';
-import type { DeviceCredentials } from '../modules/devices/service';
+import type { Config } from '../../config';
+import { withPriority } from '../../db/priority';
 import { type EmbeddedBroker, startEmbeddedBroker } from './broker';
 import { brokerAdmitsAnonymous, connectDynsec } from './dynsec';
+import { connectGateway, type Gateway } from './gateway';
+
+/** Provisions a device's own client on an external broker under dynamic security. */
+export type ProvisionDevice = (imei1: string, credential: string) => Promise<void>;
+
+/**
+ * What the channel is given to call: the server's side of every device message (each promise settles
+ * once the message is applied), the housekeeping it runs, and the publisher it hands its gateway to.
+ */
+export interface ChannelHandlers {
+  handleAck(imei: string, ack: AckMessage): Promise<void>;
+  handleState(imei: string, message: StateMessage): Promise<void>;
+  handleStatus(imei: string, online: boolean): Promise<void>;
+  /** One pass of housekeeping (expiry, sending what waited): after each (re)connection and periodically. */
+  sweep(): Promise<void>;
+  /** Takes the gateway commands are published through. */
+  attach(gateway: Gateway): void;
+  /** `listener` is told the imei1 of a device whose credential was replaced or revoked. */
+  onCredentialRevoked(listener: (imei1: string) => void): void;
+  /** Waits for the work in flight, before the gateway closes. */
+  drain(): Promise<void>;
+}
+
+/** What the channel asks of devices' broker credentials. */
+export interface DeviceCredentials {
+  /** Whether `credential` is the device's current broker credential. */
+  credentialMatches(imei: string, credential: string): Promise<boolean>;
+  /** Whether the device still has a credential (it is enrolled). */
+  hasCredential(imei: string): Promise<boolean>;
+  /** How many devices have a credential (they all reconnect after a restart). */
+  credentialedCount(): Promise<number>;
+}
+
+/**
+ * What the app needs of the channel once it has started (container.ts builds it, `startDeviceChannel`
+ * sets it): an app without a channel (the OpenAPI generator, some tests) keeps the empty values.
+ */
+export class ChannelEndpoint {
+  /** What devices are told to connect to (no server credentials in it); null until the channel starts. */
+  deviceMqttUrl: string | null = null;
+  /** Provisions a device's broker client before its registration commits (external dynamic security). */
+  provisionDevice: ProvisionDevice | null = null;
+}
 
 export interface DeviceChannel {
   readonly broker: EmbeddedBroker | null;
@@ -19,10 +62,23 @@ export interface DeviceChannel {
   /** What devices are told to connect to (no server credentials in it). */
   readonly deviceMqttUrl: string;
   /** Provisions a device's own client on an external broker under dynamic security; null otherwise. */
-  readonly provisionDevice: ((imei1: string, credential: string) => Promise<void>) | null;
+  readonly provisionDevice: ProvisionDevice | null;
   /** How devices are authenticated: by the embedded broker, by dynamic security, or not at all. */
   readonly deviceAuth: 'embedded' | 'dynsec' | 'anonymous';
   close(): Promise<void>;
+}
+
+export interface DeviceChannelOptions {
+  config: Config;
+  log: FastifyBaseLogger;
+  /** Devices' broker credentials. */
+  credentials: DeviceCredentials;
+  /** What the channel hands devices' messages to, and the work it runs. */
+  handlers: ChannelHandlers;
+  /** Set once the channel has started. */
+  endpoint?: ChannelEndpoint;
+  /** Told of every acknowledgement once applied (the metrics). */
+  ackApplied?: (imei: string, ack: { id: string; status: string }) => void;
 }
 
 function withoutCredentials(url: string): string {
@@ -56,15 +112,8 @@ function waitConnected(gateway: Gateway, ms: number): Promise<boolean> {
   });
 }
 
-export async function startDeviceChannel(
-  config: Config,
-  /** Devices' broker credentials (modules/devices/service.ts). */
-  credentials: DeviceCredentials,
-  commands: CommandService,
-  log: FastifyBaseLogger,
-  /** Told of every acknowledgement once applied (the metrics). */
-  ackApplied?: (imei: string, ack: { id: string; status: string }) => void,
-): Promise<DeviceChannel> {
+export async function startDeviceChannel(options: DeviceChannelOptions): Promise<DeviceChannel> {
+  const { config, log, credentials, handlers, ackApplied } = options;
   const service = { username: 'lendlock-server', password: randomBytes(24).toString('base64url') };
   // An external broker that lets anyone in lets anyone read and answer every device's commands.
   if (
@@ -87,7 +136,7 @@ export async function startDeviceChannel(
         loadTest: config.mqttLoadTestPassword
           ? { username: 'lendlock-loadtest', password: config.mqttLoadTestPassword }
           : undefined,
-        authenticateDevice: (imei, credential) => credentials.matches(imei, credential),
+        authenticateDevice: (imei, credential) => credentials.credentialMatches(imei, credential),
         maxPacketBytes: config.mqttMaxPacketBytes,
         log,
       });
@@ -97,28 +146,28 @@ export async function startDeviceChannel(
     sharedGroup: broker ? null : config.mqttSharedGroup,
     clientId: `lendlock-server-${randomBytes(6).toString('hex')}`,
     log,
-    announceWithinMs: async () => announceWithinMs(await credentials.count()),
+    announceWithinMs: async () => announceWithinMs(await credentials.credentialedCount()),
     handlers: {
       onAck: async (imei, ack) => {
         // The acknowledgement of a priority command (a release typed at the counter) is applied as
         // priority work: its transaction takes the reserved database pool (db/priority.ts), not a place
         // behind the reads and the batch chunks.
         const priority = gateway.priorityOf(ack.id);
-        if (priority === undefined) await commands.handleAck(imei, ack);
-        else await withPriority(priority, () => commands.handleAck(imei, ack));
+        if (priority === undefined) await handlers.handleAck(imei, ack);
+        else await withPriority(priority, () => handlers.handleAck(imei, ack));
         ackApplied?.(imei, ack);
       },
-      onState: (imei, state) => commands.handleState(imei, state),
-      onStatus: (imei, online) => commands.handleStatus(imei, online),
+      onState: (imei, state) => handlers.handleState(imei, state),
+      onStatus: (imei, online) => handlers.handleStatus(imei, online),
       onConnected: () => {
-        commands.sweep().catch((error: unknown) => log.error({ err: error }, 'device channel: sweep failed'));
+        handlers.sweep().catch((error: unknown) => log.error({ err: error }, 'device channel: sweep failed'));
       },
     },
   });
-  commands.attach(gateway);
+  handlers.attach(gateway);
   // A replaced or revoked credential ends the device's open connections (the embedded broker; an external
   // one checks the credential when the device connects again: docs/operations.md).
-  commands.onCredentialRevoked((imei) => {
+  handlers.onCredentialRevoked((imei) => {
     const closed = broker?.disconnectDevice(imei) ?? 0;
     if (closed > 0) log.info({ imei, connections: closed }, 'device credential revoked: disconnected');
     // Under dynamic security a registration replaced the client already; a de-enrolled device loses it.
@@ -139,22 +188,29 @@ export async function startDeviceChannel(
     log.warn('device channel: broker not reachable yet');
 
   const timer = setInterval(() => {
-    commands.sweep().catch((error: unknown) => log.error({ err: error }, 'device channel: sweep failed'));
+    handlers.sweep().catch((error: unknown) => log.error({ err: error }, 'device channel: sweep failed'));
   }, config.dispatchIntervalMs);
   timer.unref();
 
   const deviceMqttUrl =
     config.deviceMqttUrl ??
     (config.mqttUrl ? withoutCredentials(config.mqttUrl) : `mqtt://localhost:${broker?.port}`);
+  const provisionDevice: ProvisionDevice | null = authority
+    ? (imei, credential) => authority.provisionDevice(imei, credential)
+    : null;
+  if (options.endpoint) {
+    options.endpoint.deviceMqttUrl = deviceMqttUrl;
+    options.endpoint.provisionDevice = provisionDevice;
+  }
   return {
     broker,
     gateway,
     deviceMqttUrl,
-    provisionDevice: authority ? (imei, credential) => authority.provisionDevice(imei, credential) : null,
+    provisionDevice,
     deviceAuth: broker ? 'embedded' : authority ? 'dynsec' : 'anonymous',
     close: async () => {
       clearInterval(timer);
-      await commands.drain();
+      await handlers.drain();
       await gateway.close();
       await authority?.close();
       await broker?.close();

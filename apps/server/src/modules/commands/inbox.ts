@@ -23,19 +23,17 @@ import { inboxOrder } from '../../db/priority';
 import { asSystem } from '../../db/tenant';
 import { inTransaction } from '../../db/transaction';
 import type { DB, DesiredCause, DeviceRow } from '../../db/types';
-import { recomputeDesired } from '../commands/cancel';
-import type { Dispatcher } from '../commands/dispatch';
 import {
-  type AckEntry,
-  type AckedCommand,
-  applyAcks,
-  pendingKeysMany,
+  lockDevices,
+  markReleased,
   type ReportedEntry,
   setOnlineMany,
   setReportedStates,
-} from '../commands/repository';
+} from '../devices/repository';
 import { commandEvents, type EventSink } from '../webhooks/events';
-import { lockDevices, markReleased } from './repository';
+import { recomputeDesired } from './desired';
+import type { Dispatcher } from './dispatch';
+import { type AckEntry, type AckedCommand, applyAcks, pendingKeysMany } from './repository';
 
 /** A message from a device, as the gateway hands it over. */
 type DeviceMessage =
