@@ -22,6 +22,7 @@ import { CollectionsEngine } from './modules/collections/engine';
 import { CollectionsService } from './modules/collections/service';
 import { CommandService } from './modules/commands/service';
 import { defaultAttestationRootsPath, loadAttestationRoots } from './modules/devices/attestation';
+import { attestationChecks } from './modules/devices/attestation-status';
 import { decideReregistration, deviceIdentity } from './modules/devices/identity';
 import {
   type IdentityPolicy,
@@ -137,6 +138,11 @@ export async function buildContainer({ config, database, log, ...options }: Cont
     attestation: config.deviceAttestation,
     roots,
     nonceTtlMs: config.registrationNonceTtlMs,
+    checks: attestationChecks({
+      packageName: config.attestationPackageName ?? null,
+      signatureDigests: config.attestationSignatureDigests,
+      statusFile: config.attestationStatusFile ?? null,
+    }),
   };
   const mailer =
     options.mailer ??

@@ -29,6 +29,7 @@ import * as m0032 from './0032_row_level_security';
 import * as m0033 from './0033_tenant_references';
 import * as m0034 from './0034_webhook_breaker';
 import * as m0035 from './0035_row_level_security_history';
+import * as m0036 from './0036_key_attestation';
 
 /** Every migration, in order. Names are versions: never rename or edit one that has shipped. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -62,4 +63,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0033_tenant_references': m0033,
   '0034_webhook_breaker': m0034,
   '0035_row_level_security_history': m0035,
+  '0036_key_attestation': m0036,
 };

@@ -11,6 +11,7 @@
  * proves nothing is revoked.
  */
 import { readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import type { AttestationPolicy } from './attestation';
 
 export interface RevocationEntry {
   status: string;
@@ -51,8 +52,22 @@ export function parseRevocationList(text: string): ReadonlyMap<string, Revocatio
   return list;
 }
 
+/** The app and revocation checks of each registration's attestation, the list read at that time. */
+export function attestationChecks(settings: {
+  packageName: string | null;
+  signatureDigests: readonly string[];
+  statusFile: string | null;
+}): () => AttestationPolicy {
+  const revocations = settings.statusFile ? revocationFile(settings.statusFile) : null;
+  return () => ({
+    packageName: settings.packageName,
+    signatureDigests: settings.signatureDigests,
+    revocations: revocations ? revocations() : null,
+  });
+}
+
 /** Reads the list from `path`, again only when the file's size or modification time changed. */
-export function revocationFile(path: string): () => RevocationStatus {
+function revocationFile(path: string): () => RevocationStatus {
   let cached: { stamp: string; status: RevocationStatus } | null = null;
   return () => {
     let stamp: string;

@@ -48,6 +48,7 @@ import 'reflect-metadata'; // @peculiar/x509 (through tsyringe) needs the Reflec
 import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { KeyAttestation } from '@lendlock/contract';
 import { AttestationApplicationId, RootOfTrust, VerifiedBootState } from '@peculiar/asn1-android';
 import { AsnConvert, AsnProp, AsnPropTypes, AsnType, AsnTypeTypes, OctetString } from '@peculiar/asn1-schema';
 import * as x509 from '@peculiar/x509';
@@ -122,6 +123,17 @@ export function defaultAttestationRootsPath(): string {
   return existsSync(fromSource) || !existsSync(fromBundle) ? fromSource : fromBundle;
 }
 
+/** What Device Details shows of an outcome: whether it passed and, if not, every reason. */
+export function attestationVerdict(outcome: AttestationOutcome, at: Date = new Date()): KeyAttestation {
+  return outcome.ok
+    ? { passed: true, reasons: [], checkedAt: at.toISOString() }
+    : {
+        passed: false,
+        reasons: outcome.reasons.length > 0 ? outcome.reasons : [outcome.reason],
+        checkedAt: at.toISOString(),
+      };
+}
+
 /** A failed check; its message is the outcome's reason. */
 class Refusal extends Error {}
 
@@ -151,7 +163,9 @@ export async function verifyAttestation(input: AttestationInput): Promise<Attest
   return { ok: false, reason: reasons.join(' '), reasons };
 }
 
-async function verify(input: AttestationInput): Promise<AttestationOutcome> {
+async function verify(
+  input: AttestationInput,
+): Promise<Extract<AttestationOutcome, { ok: true }> | { ok: false; reasons: string[] }> {
   const roots = certificatesOf.get(input.roots);
   if (!roots) throw new Refusal('No trusted attestation roots are loaded.');
   const now = input.now ?? new Date();
