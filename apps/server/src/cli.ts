@@ -1,8 +1,9 @@
 /**
  * Operator CLI: `npm run cli -- user create --email … --phone … --level … --password … [--permissions a,b]`,
  * `npm run cli -- enrollment-secret add|list|revoke …`, `npm run cli -- mfa reset --email …`,
- * `npm run cli -- audit verify|seal`, `npm run cli -- secrets rotate` and `npm run cli -- migrate`. With
- * the embedded database, stop the server first (one process at a time).
+ * `npm run cli -- audit verify|seal`, `npm run cli -- secrets rotate`, `npm run cli -- migrate` and
+ * `npm run cli -- attestation-status refresh`. With the embedded database, stop the server first (one
+ * process at a time); attestation-status opens no database.
  */
 import { parseArgs } from 'node:util';
 import {
@@ -28,6 +29,7 @@ import {
 } from './lib/secrets-at-rest';
 import { appendAudit, verifyAuditChain } from './modules/audit/repository';
 import { AuditSealer } from './modules/audit/sealer';
+import { GOOGLE_STATUS_URL, refreshRevocationList } from './modules/devices/attestation-status';
 import { addEnrollmentSecret, enrollmentSecrets, revokeEnrollmentSecret } from './modules/enrollment/service';
 import { resetMfa } from './modules/mfa/service';
 import { resealSettings } from './modules/settings/secrets';
@@ -44,16 +46,20 @@ const USAGE = `Usage:
   npm run cli -- audit verify
   npm run cli -- audit seal
   npm run cli -- secrets rotate
+  npm run cli -- attestation-status refresh [--from <URL or file>] [--to <file>]
 Without --password a password is generated and printed once (a given one must have PASSWORD_MIN_LENGTH
 characters and not be on the list of breached passwords). An enrollment secret is printed once, when it
 is added; only its hash is kept. audit verify recomputes the audit log's hash chain and reports the first
 broken link (exit 1) or OK; audit seal chains the rows not sealed yet. secrets rotate re-seals the
 secrets kept in the database under NEW_SECRETS_KEY (or, with the key file in DATA_DIR, a new key
-written there).`;
+written there). attestation-status refresh replaces the attestation revocation status list (--to, by
+default ATTESTATION_STATUS_FILE) with Google's (--from, by default ${GOOGLE_STATUS_URL}) once it
+parses.`;
 
 export async function runCli(argv: string[], out: (line: string) => void = console.log): Promise<number> {
   const [command, sub, ...rest] = argv;
   const config = loadConfig();
+  if (command === 'attestation-status' && sub === 'refresh') return await refreshStatus(config, rest, out);
   const database = await openDatabase({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
@@ -144,6 +150,32 @@ export async function runCli(argv: string[], out: (line: string) => void = conso
     return 2;
   } finally {
     await database.close();
+  }
+}
+
+/** Replaces the revocation status list file with a fresh copy, checked before it replaces the old one. */
+async function refreshStatus(
+  config: ReturnType<typeof loadConfig>,
+  args: string[],
+  out: (line: string) => void,
+): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: { from: { type: 'string', default: GOOGLE_STATUS_URL }, to: { type: 'string' } },
+    strict: true,
+  });
+  const target = values.to ?? config.attestationStatusFile;
+  if (!target) {
+    console.error(`Set ATTESTATION_STATUS_FILE or give --to.\n${USAGE}`);
+    return 2;
+  }
+  try {
+    const entries = await refreshRevocationList(values.from, target);
+    out(`Attestation status list written to ${target}: ${entries} entries.`);
+    return 0;
+  } catch (error) {
+    console.error(`Attestation status list not refreshed (${target} unchanged): ${(error as Error).message}`);
+    return 1;
   }
 }
 

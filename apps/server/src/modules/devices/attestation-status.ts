@@ -13,6 +13,9 @@
 import { readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import type { AttestationPolicy } from './attestation';
 
+/** Where Google publishes the list. */
+export const GOOGLE_STATUS_URL = 'https://android.googleapis.com/attestation/status';
+
 export interface RevocationEntry {
   status: string;
   reason?: string;
