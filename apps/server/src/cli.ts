@@ -91,6 +91,11 @@ export async function runCli(argv: string[], out: (line: string) => void = conso
         return 2;
       }
       const password = values.password ?? generatePassword();
+      const permissions = values.permissions
+        .split(',')
+        .map((p) => p.trim())
+        .filter(Boolean);
+      const retailerPhone = values['retailer-phone']?.trim() || null;
       await createUser(
         database.db,
         {
@@ -98,13 +103,18 @@ export async function runCli(argv: string[], out: (line: string) => void = conso
           phone: values.phone ?? null,
           password,
           userlevel: level as UserLevel,
-          permissions: values.permissions
-            .split(',')
-            .map((p) => p.trim())
-            .filter(Boolean),
-          retailerPhone: values['retailer-phone'] ?? null,
+          permissions,
+          retailerPhone,
         },
         { allowedEmailDomains: config.allowedEmailDomains, passwordMinLength: config.passwordMinLength },
+        // The same row as an account added in User Management, its actor the CLI.
+        {
+          actor: { label: 'cli' },
+          action: 'user.add',
+          target: values.email.trim(),
+          result: 'success',
+          details: { userlevel: level, permissions, retailerPhone },
+        },
       );
       out(
         values.password
