@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type Database, openDatabase } from '../src/db/database';
@@ -149,7 +149,7 @@ describe.skipIf(!postgres)('the application role on PostgreSQL', () => {
       const before = await migrationRows();
       await sql`INSERT INTO schema_migrations (name, timestamp) VALUES ('9999_fake', 'now')`.execute(app.db);
       await sql`DELETE FROM schema_migrations WHERE name = '9999_fake'`.execute(app.db);
-      await migrationsOwnerOnly(ownerDb.db);
+      await migrationsOwnerOnly(ownerDb.db as unknown as Kysely<unknown>);
       for (const [, statement] of migrationWrites) {
         await expect(statement.execute(app.db)).rejects.toThrow(/permission denied/);
       }
