@@ -12,7 +12,7 @@ import { type Kysely, sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type Database, openDatabase } from '../src/db/database';
-import { up as migrationsOwnerOnly } from '../src/db/migrations/0037_migrations_owner_only';
+import { up as migrationsOwnerOnly } from '../src/db/migrations/0038_migrations_owner_only';
 import { ownsAuditLog, prepareSchema } from '../src/db/roles';
 import { appendAudit, verifyAuditChain } from '../src/modules/audit/repository';
 import { AuditSealer } from '../src/modules/audit/sealer';
@@ -123,7 +123,7 @@ describe.skipIf(!postgres)('the application role on PostgreSQL', () => {
     (await sql<{ name: string }>`SELECT name FROM schema_migrations ORDER BY name`.execute(app.db)).rows;
   const migrationWrites = [
     ['INSERT', sql`INSERT INTO schema_migrations (name, timestamp) VALUES ('9999_fake', 'now')`],
-    ['DELETE', sql`DELETE FROM schema_migrations WHERE name = '0037_migrations_owner_only'`],
+    ['DELETE', sql`DELETE FROM schema_migrations WHERE name = '0038_migrations_owner_only'`],
     ['UPDATE', sql`UPDATE schema_migrations SET name = 'x' WHERE name = '0001_foundation'`],
     ['TRUNCATE', sql`TRUNCATE schema_migrations`],
     ['UPDATE the lock', sql`UPDATE schema_migrations_lock SET is_locked = 1`],
@@ -133,7 +133,7 @@ describe.skipIf(!postgres)('the application role on PostgreSQL', () => {
     'refuses %s on the migrations table to the application role',
     async (_label, statement) => {
       const before = await migrationRows();
-      expect(before.map((r) => r.name)).toContain('0037_migrations_owner_only');
+      expect(before.map((r) => r.name)).toContain('0038_migrations_owner_only');
       await expect(statement.execute(app.db)).rejects.toThrow(/permission denied/);
       expect(await migrationRows()).toEqual(before);
     },

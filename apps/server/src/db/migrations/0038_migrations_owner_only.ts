@@ -1,5 +1,5 @@
 /**
- * 0037: the migrations' bookkeeping (`schema_migrations`, `schema_migrations_lock`) is written by the
+ * 0038: the migrations' bookkeeping (`schema_migrations`, `schema_migrations_lock`) is written by the
  * owner that runs the migrations only. The application's role was granted writes on every table, these
  * two too, so it could mark a migration applied that never ran, or delete a row to have one run again.
  * Every role but the owner loses INSERT, UPDATE, DELETE and TRUNCATE on them (SELECT stays); db/roles.ts
