@@ -1,8 +1,9 @@
 /**
  * Operator CLI: `npm run cli -- user create --email … --phone … --level … --password … [--permissions a,b]`,
  * `npm run cli -- enrollment-secret add|list|revoke …`, `npm run cli -- mfa reset --email …`,
- * `npm run cli -- audit verify|seal`, `npm run cli -- secrets rotate` and `npm run cli -- migrate`. With
- * the embedded database, stop the server first (one process at a time).
+ * `npm run cli -- audit verify|seal`, `npm run cli -- secrets rotate`, `npm run cli -- migrate` and
+ * `npm run cli -- attestation-status refresh`. With the embedded database, stop the server first (one
+ * process at a time); attestation-status opens no database.
  */
 import { parseArgs } from 'node:util';
 import {
@@ -35,6 +36,7 @@ import {
 } from './modules/audit/anchor';
 import { appendAudit, verifyAuditChain } from './modules/audit/repository';
 import { AuditSealer } from './modules/audit/sealer';
+import { GOOGLE_STATUS_URL, refreshRevocationList } from './modules/devices/attestation-status';
 import { addEnrollmentSecret, enrollmentSecrets, revokeEnrollmentSecret } from './modules/enrollment/service';
 import { resetMfa } from './modules/mfa/service';
 import { resealSettings } from './modules/settings/secrets';
@@ -51,17 +53,21 @@ const USAGE = `Usage:
   npm run cli -- audit verify [--anchor <lendlock-anchor-v1:…>]…
   npm run cli -- audit seal
   npm run cli -- secrets rotate
+  npm run cli -- attestation-status refresh [--from <URL or file>] [--to <file>]
 Without --password a password is generated and printed once (a given one must have PASSWORD_MIN_LENGTH
 characters and not be on the list of breached passwords). An enrollment secret is printed once, when it
 is added; only its hash is kept. audit verify recomputes the audit log's hash chain and reports the first
 broken link (exit 1) or OK, then checks the chain's anchors (kept, and each --anchor line the server
 logged as 'audit anchor'): a deleted tail or a rewritten chain fails them (exit 1); audit seal chains the rows not sealed yet. secrets rotate re-seals the
 secrets kept in the database under NEW_SECRETS_KEY (or, with the key file in DATA_DIR, a new key
-written there).`;
+written there). attestation-status refresh replaces the attestation revocation status list (--to, by
+default ATTESTATION_STATUS_FILE) with Google's (--from, by default ${GOOGLE_STATUS_URL}) once it
+parses.`;
 
 export async function runCli(argv: string[], out: (line: string) => void = console.log): Promise<number> {
   const [command, sub, ...rest] = argv;
   const config = loadConfig();
+  if (command === 'attestation-status' && sub === 'refresh') return await refreshStatus(config, rest, out);
   const database = await openDatabase({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
@@ -93,6 +99,11 @@ export async function runCli(argv: string[], out: (line: string) => void = conso
         return 2;
       }
       const password = values.password ?? generatePassword();
+      const permissions = values.permissions
+        .split(',')
+        .map((p) => p.trim())
+        .filter(Boolean);
+      const retailerPhone = values['retailer-phone']?.trim() || null;
       await createUser(
         database.db,
         {
@@ -100,13 +111,18 @@ export async function runCli(argv: string[], out: (line: string) => void = conso
           phone: values.phone ?? null,
           password,
           userlevel: level as UserLevel,
-          permissions: values.permissions
-            .split(',')
-            .map((p) => p.trim())
-            .filter(Boolean),
-          retailerPhone: values['retailer-phone'] ?? null,
+          permissions,
+          retailerPhone,
         },
         { allowedEmailDomains: config.allowedEmailDomains, passwordMinLength: config.passwordMinLength },
+        // The same row as an account added in User Management, its actor the CLI.
+        {
+          actor: { label: 'cli' },
+          action: 'user.add',
+          target: values.email.trim(),
+          result: 'success',
+          details: { userlevel: level, permissions, retailerPhone },
+        },
       );
       out(
         values.password
@@ -146,6 +162,32 @@ export async function runCli(argv: string[], out: (line: string) => void = conso
     return 2;
   } finally {
     await database.close();
+  }
+}
+
+/** Replaces the revocation status list file with a fresh copy, checked before it replaces the old one. */
+async function refreshStatus(
+  config: ReturnType<typeof loadConfig>,
+  args: string[],
+  out: (line: string) => void,
+): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: { from: { type: 'string', default: GOOGLE_STATUS_URL }, to: { type: 'string' } },
+    strict: true,
+  });
+  const target = values.to ?? config.attestationStatusFile;
+  if (!target) {
+    console.error(`Set ATTESTATION_STATUS_FILE or give --to.\n${USAGE}`);
+    return 2;
+  }
+  try {
+    const entries = await refreshRevocationList(values.from, target);
+    out(`Attestation status list written to ${target}: ${entries} entries.`);
+    return 0;
+  } catch (error) {
+    console.error(`Attestation status list not refreshed (${target} unchanged): ${(error as Error).message}`);
+    return 1;
   }
 }
 

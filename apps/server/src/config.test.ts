@@ -58,4 +58,27 @@ describe('configuration', () => {
     expect(found.join('\n')).not.toContain('short"');
     expect(found.join('\n')).not.toContain('sekrit');
   });
+
+  it('reads the attestation app settings, and refuses require without them', () => {
+    const digest = `${'AB:'.repeat(31)}AB`;
+    const config = loadConfig({
+      DEVICE_ATTESTATION: 'require',
+      ATTESTATION_PACKAGE_NAME: 'com.example.agent',
+      ATTESTATION_SIGNATURE_DIGESTS: `${digest}, ${'c'.repeat(64)}`,
+      ATTESTATION_STATUS_FILE: 'status.json',
+    });
+    expect(config.attestationSignatureDigests).toEqual(['ab'.repeat(32), 'c'.repeat(64)]);
+    expect(config.attestationStatusFile).toMatch(/^\/.*status\.json$/);
+    expect(
+      problems({ DEVICE_ATTESTATION: 'require', ATTESTATION_PACKAGE_NAME: 'com.example.agent' }),
+    ).toEqual([
+      expect.stringMatching(
+        /^DEVICE_ATTESTATION=require needs ATTESTATION_PACKAGE_NAME and ATTESTATION_SIGNATURE_DIGESTS/,
+      ),
+    ]);
+    expect(problems({ ATTESTATION_PACKAGE_NAME: 'agent', ATTESTATION_SIGNATURE_DIGESTS: 'abc' })).toEqual([
+      'ATTESTATION_PACKAGE_NAME must be an Android package name like com.example.agent (got "agent")',
+      expect.stringMatching(/^ATTESTATION_SIGNATURE_DIGESTS must be SHA-256 digests .* \(got "abc"\)$/),
+    ]);
+  });
 });

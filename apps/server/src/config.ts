@@ -77,6 +77,22 @@ const envSchema = z.object({
     .enum(['off', 'record', 'require'], { error: 'DEVICE_ATTESTATION must be off, record or require' })
     .default('record'),
   ATTESTATION_ROOTS: z.string().min(1).optional(),
+  ATTESTATION_PACKAGE_NAME: z
+    .string()
+    .regex(
+      /^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*)+$/,
+      'ATTESTATION_PACKAGE_NAME must be an Android package name like com.example.agent',
+    )
+    .optional(),
+  ATTESTATION_SIGNATURE_DIGESTS: z
+    .string()
+    .transform((value) => value.split(',').map((digest) => digest.trim().replace(/:/g, '').toLowerCase()))
+    .refine(
+      (digests) => digests.every((digest) => /^[0-9a-f]{64}$/.test(digest)),
+      'ATTESTATION_SIGNATURE_DIGESTS must be SHA-256 digests (64 hex digits, colons allowed), separated by commas',
+    )
+    .optional(),
+  ATTESTATION_STATUS_FILE: z.string().min(1).optional(),
   REREGISTRATION_APPROVAL_WINDOW: duration('REREGISTRATION_APPROVAL_WINDOW').default(24 * 3_600_000),
   REGISTRATION_NONCE_TTL: duration('REGISTRATION_NONCE_TTL').default(5 * 60_000),
   REGISTRATION_MAX_PER_ADDRESS: int('REGISTRATION_MAX_PER_ADDRESS', 1, 1_000_000).default(1000),
@@ -237,6 +253,12 @@ export type Config = {
   deviceAttestation: 'off' | 'record' | 'require';
   /** A PEM file of trusted attestation roots; by default Google's (attestation-roots.pem). */
   attestationRoots: string | undefined;
+  /** The agent's package name an attestation must name; unset: not checked. */
+  attestationPackageName: string | undefined;
+  /** The SHA-256 digests (lowercase hex) of the agent's signing certificates; empty: not checked. */
+  attestationSignatureDigests: string[];
+  /** A revocation status list in Google's format; unset: not consulted. */
+  attestationStatusFile: string | undefined;
   reregistrationApprovalWindowMs: number;
   registrationNonceTtlMs: number;
   registrationMaxPerAddress: number;
@@ -339,6 +361,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     );
   }
   const e = parsed.data;
+  if (
+    e.DEVICE_ATTESTATION === 'require' &&
+    (!e.ATTESTATION_PACKAGE_NAME || !e.ATTESTATION_SIGNATURE_DIGESTS)
+  ) {
+    throw new ConfigError([
+      "DEVICE_ATTESTATION=require needs ATTESTATION_PACKAGE_NAME and ATTESTATION_SIGNATURE_DIGESTS: without them any app on a genuine phone could enrol a key (set them to the agent's package name and the SHA-256 digest of its signing certificate)",
+    ]);
+  }
   if (!isLoopbackHost(e.HOST) && !e.METRICS_TOKEN && e.METRICS_PUBLIC !== 'on') {
     throw new ConfigError([
       `METRICS_TOKEN must be set when HOST (${e.HOST}) is not a loopback address, or anyone who reaches the server could read /metrics: set METRICS_TOKEN (at least 16 characters), or METRICS_PUBLIC=on if something in front keeps /metrics private`,
@@ -363,6 +393,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     deviceKey: e.DEVICE_KEY,
     deviceAttestation: e.DEVICE_ATTESTATION,
     attestationRoots: e.ATTESTATION_ROOTS,
+    attestationPackageName: e.ATTESTATION_PACKAGE_NAME,
+    attestationSignatureDigests: e.ATTESTATION_SIGNATURE_DIGESTS ?? [],
+    attestationStatusFile: e.ATTESTATION_STATUS_FILE ? resolve(e.ATTESTATION_STATUS_FILE) : undefined,
     reregistrationApprovalWindowMs: e.REREGISTRATION_APPROVAL_WINDOW,
     registrationNonceTtlMs: e.REGISTRATION_NONCE_TTL,
     registrationMaxPerAddress: e.REGISTRATION_MAX_PER_ADDRESS,
@@ -691,13 +724,31 @@ export const ENV_DOCS: Record<
   DEVICE_ATTESTATION: {
     group: 'registration',
     description:
-      'Android key attestation: `off` ignores it; `record` verifies a chain when an agent sends one and records its security level (a chain that fails is recorded as not attested, with the reason in the audit log); `require` enrols only keys with a valid attestation.',
+      "Android key attestation: `off` ignores it; `record` verifies a chain when an agent sends one and records its verdict (a chain that fails any check is recorded as not attested, with the reasons on Device Details and in the audit log); `require` enrols only keys whose attestation passes every check: a chain to the roots, secure hardware (not Software), a locked bootloader and a Verified boot, the agent's package and signing certificate, and no revoked certificate. `require` needs `ATTESTATION_PACKAGE_NAME` and `ATTESTATION_SIGNATURE_DIGESTS`.",
   },
   ATTESTATION_ROOTS: {
     group: 'registration',
     unset:
       "unset: Google's hardware attestation roots (`apps/server/src/modules/devices/attestation-roots.pem`)",
     description: 'A PEM file of the roots an attestation chain must end at.',
+  },
+  ATTESTATION_PACKAGE_NAME: {
+    group: 'registration',
+    unset: 'unset: not checked',
+    description:
+      "The agent's Android package name: an attestation's `attestationApplicationId` must name it, or the key was made by another app. Required with `DEVICE_ATTESTATION=require`.",
+  },
+  ATTESTATION_SIGNATURE_DIGESTS: {
+    group: 'registration',
+    unset: 'unset: not checked',
+    description:
+      "The SHA-256 digests of the agent's signing certificates (64 hex digits each, colons allowed, as `keytool -printcert` or `apksigner verify --print-certs` shows them), separated by commas; list the old and the new one while a signing key rotates. Every digest an attestation's `attestationApplicationId` carries must be listed. Required with `DEVICE_ATTESTATION=require`.",
+  },
+  ATTESTATION_STATUS_FILE: {
+    group: 'registration',
+    unset: 'unset: not consulted',
+    description:
+      "A JSON file holding Google's attestation key revocation status list (the answer of https://android.googleapis.com/attestation/status). A chain with a certificate on it is refused, and while the file is missing or unreadable every chain is. Read again when it changes; refresh it with `npm run cli -- attestation-status refresh` (daily, from cron).",
   },
   REREGISTRATION_APPROVAL_WINDOW: {
     group: 'registration',

@@ -25,6 +25,7 @@ import { CollectionsEngine } from './modules/collections/engine';
 import { collectionsServices } from './modules/collections/services';
 import { CommandService } from './modules/commands/service';
 import { defaultAttestationRootsPath, loadAttestationRoots } from './modules/devices/attestation';
+import { attestationChecks } from './modules/devices/attestation-status';
 import { IdentityService } from './modules/devices/identity';
 import { OfflineAnnouncer } from './modules/devices/offline';
 import { type IdentityPolicy, RegistrationService } from './modules/devices/registration';
@@ -128,6 +129,11 @@ export async function buildContainer({ config, database, log, ...options }: Cont
     attestation: config.deviceAttestation,
     roots,
     nonceTtlMs: config.registrationNonceTtlMs,
+    checks: attestationChecks({
+      packageName: config.attestationPackageName ?? null,
+      signatureDigests: config.attestationSignatureDigests,
+      statusFile: config.attestationStatusFile ?? null,
+    }),
   };
   const mailer =
     options.mailer ??

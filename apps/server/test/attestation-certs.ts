@@ -13,6 +13,8 @@
 import 'reflect-metadata'; // @peculiar/x509 needs the Reflect metadata API before it loads.
 import { KeyObject, type webcrypto } from 'node:crypto';
 import {
+  AttestationApplicationId,
+  AttestationPackageInfo,
   AuthorizationList,
   IntegerSet,
   KeyMintKeyDescription,
@@ -51,6 +53,12 @@ const RSA_2048 = {
   hash: 'SHA-256',
   publicExponent: new Uint8Array([1, 0, 1]),
   modulusLength: 2048,
+};
+
+/** The agent's package and signing certificate digest the test chains name unless told otherwise. */
+export const TEST_AGENT = {
+  packageName: 'com.lendlock.agent',
+  signatureDigest: 'a1'.repeat(32),
 };
 
 /** A certificate authority of a test: its certificate and the private key it signs with. */
@@ -158,6 +166,10 @@ export function encodeKeyDescription(options: {
   keymasterSecurityLevel?: KeySecurityLevel;
   /** 300 (KeyMint 3, Android 14) unless given. */
   attestationVersion?: number;
+  /** A locked bootloader and a Verified boot unless given; null leaves the RootOfTrust out. */
+  rootOfTrust?: { deviceLocked: boolean; verifiedBootState: VerifiedBootState } | null;
+  /** TEST_AGENT's package and digest unless given; null leaves the attestationApplicationId out. */
+  application?: { packageNames: string[]; signatureDigests: string[] } | null;
 }): Buffer {
   const securityLevel = LEVELS[options.securityLevel];
   const keyMintSecurityLevel = LEVELS[options.keymasterSecurityLevel ?? options.securityLevel];
@@ -169,15 +181,38 @@ export function encodeKeyDescription(options: {
     ecCurve: 1, // P-256
     noAuthRequired: null,
     origin: 0, // GENERATED
-    rootOfTrust: new RootOfTrust({
-      verifiedBootKey: new OctetString(Buffer.alloc(32, 7)),
-      deviceLocked: true,
-      verifiedBootState: VerifiedBootState.verified,
-      verifiedBootHash: new OctetString(Buffer.alloc(32, 9)),
-    }),
+    ...(options.rootOfTrust === null
+      ? {}
+      : {
+          rootOfTrust: new RootOfTrust({
+            verifiedBootKey: new OctetString(Buffer.alloc(32, 7)),
+            deviceLocked: options.rootOfTrust?.deviceLocked ?? true,
+            verifiedBootState: options.rootOfTrust?.verifiedBootState ?? VerifiedBootState.verified,
+            verifiedBootHash: new OctetString(Buffer.alloc(32, 9)),
+          }),
+        }),
     osVersion: 140000,
     osPatchLevel: 202601,
   });
+  const application =
+    options.application === undefined
+      ? { packageNames: [TEST_AGENT.packageName], signatureDigests: [TEST_AGENT.signatureDigest] }
+      : options.application;
+  const applicationId = application
+    ? new OctetString(
+        AsnConvert.serialize(
+          new AttestationApplicationId({
+            packageInfos: application.packageNames.map(
+              (name) =>
+                new AttestationPackageInfo({ packageName: new OctetString(Buffer.from(name)), version: 1 }),
+            ),
+            signatureDigests: application.signatureDigests.map(
+              (digest) => new OctetString(Buffer.from(digest, 'hex')),
+            ),
+          }),
+        ),
+      )
+    : undefined;
   const software = securityLevel === SecurityLevel.software;
   const description = new KeyMintKeyDescription({
     attestationVersion: options.attestationVersion ?? Version.keyMint3,
@@ -186,7 +221,12 @@ export function encodeKeyDescription(options: {
     keyMintSecurityLevel,
     attestationChallenge: new OctetString(bytesOf(options.challenge)),
     uniqueId: new OctetString(Buffer.alloc(0)),
-    softwareEnforced: software ? keyProperties : new AuthorizationList({ creationDateTime: Date.now() }),
+    softwareEnforced: software
+      ? Object.assign(keyProperties, applicationId ? { attestationApplicationId: applicationId } : {})
+      : new AuthorizationList({
+          creationDateTime: Date.now(),
+          ...(applicationId ? { attestationApplicationId: applicationId } : {}),
+        }),
     hardwareEnforced: software ? new AuthorizationList() : keyProperties,
   });
   return Buffer.from(AsnConvert.serialize(description));
@@ -247,6 +287,10 @@ export async function buildAttestation(options: {
   intermediate?: TestCa;
   keymasterSecurityLevel?: KeySecurityLevel;
   attestationVersion?: number;
+  /** See encodeKeyDescription. */
+  rootOfTrust?: { deviceLocked: boolean; verifiedBootState: VerifiedBootState } | null;
+  /** See encodeKeyDescription. */
+  application?: { packageNames: string[]; signatureDigests: string[] } | null;
   /** Replaces the key description extension's value; null leaves the extension out. */
   keyDescription?: Buffer | null;
   /** Devices send the root as the last certificate; false leaves it out. */
@@ -271,6 +315,8 @@ export async function buildAttestation(options: {
             ? { keymasterSecurityLevel: options.keymasterSecurityLevel }
             : {}),
           ...(options.attestationVersion ? { attestationVersion: options.attestationVersion } : {}),
+          ...(options.rootOfTrust !== undefined ? { rootOfTrust: options.rootOfTrust } : {}),
+          ...(options.application !== undefined ? { application: options.application } : {}),
         });
   const leaf = await issueLeaf({
     issuer: { name: intermediate.certificate.subjectName, privateKey: intermediate.privateKey },

@@ -8,10 +8,11 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type Database, openDatabase } from '../src/db/database';
+import { up as migrationsOwnerOnly } from '../src/db/migrations/0038_migrations_owner_only';
 import { ownsAuditLog, prepareSchema } from '../src/db/roles';
 import { appendAudit, verifyAuditChain } from '../src/modules/audit/repository';
 import { AuditSealer } from '../src/modules/audit/sealer';
@@ -116,6 +117,46 @@ describe.skipIf(!postgres)('the application role on PostgreSQL', () => {
     );
     // 'A': enabled ALWAYS (fires whatever session_replication_role says).
     expect(triggers.rows.map((t) => t.tgenabled)).toEqual(['A', 'A']);
+  });
+
+  const migrationRows = async () =>
+    (await sql<{ name: string }>`SELECT name FROM schema_migrations ORDER BY name`.execute(app.db)).rows;
+  const migrationWrites = [
+    ['INSERT', sql`INSERT INTO schema_migrations (name, timestamp) VALUES ('9999_fake', 'now')`],
+    ['DELETE', sql`DELETE FROM schema_migrations WHERE name = '0038_migrations_owner_only'`],
+    ['UPDATE', sql`UPDATE schema_migrations SET name = 'x' WHERE name = '0001_foundation'`],
+    ['TRUNCATE', sql`TRUNCATE schema_migrations`],
+    ['UPDATE the lock', sql`UPDATE schema_migrations_lock SET is_locked = 1`],
+  ] as const;
+
+  it.each(migrationWrites)(
+    'refuses %s on the migrations table to the application role',
+    async (_label, statement) => {
+      const before = await migrationRows();
+      expect(before.map((r) => r.name)).toContain('0038_migrations_owner_only');
+      await expect(statement.execute(app.db)).rejects.toThrow(/permission denied/);
+      expect(await migrationRows()).toEqual(before);
+    },
+  );
+
+  it('the migration takes the writes back from a database granted them before it', async () => {
+    const ownerDb = await openDatabase({ databaseUrl: ownerUrl, dataDir: '', poolSize: 1 });
+    try {
+      // As db/roles.ts granted every table before: the application could write the migrations table.
+      await sql`GRANT INSERT, UPDATE, DELETE, TRUNCATE ON schema_migrations, schema_migrations_lock TO ${sql.id(appRole)}`.execute(
+        ownerDb.db,
+      );
+      const before = await migrationRows();
+      await sql`INSERT INTO schema_migrations (name, timestamp) VALUES ('9999_fake', 'now')`.execute(app.db);
+      await sql`DELETE FROM schema_migrations WHERE name = '9999_fake'`.execute(app.db);
+      await migrationsOwnerOnly(ownerDb.db as unknown as Kysely<unknown>);
+      for (const [, statement] of migrationWrites) {
+        await expect(statement.execute(app.db)).rejects.toThrow(/permission denied/);
+      }
+      expect(await migrationRows()).toEqual(before);
+    } finally {
+      await ownerDb.close();
+    }
   });
 
   it('refuses to start with the same role for both URLs', async () => {

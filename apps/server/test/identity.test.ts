@@ -6,13 +6,15 @@
 import { generateKeyPairSync, sign } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { type DeviceRegistration, registrationChallenge } from '@lendlock/contract';
 import { RegistrationError, type SimulatedDevice } from '@lendlock/device-sim';
+import { VerifiedBootState } from '@peculiar/asn1-android';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { refreshRevocationList, serialKey } from '../src/modules/devices/attestation-status';
 import { IDENTITY_MESSAGES } from '../src/modules/devices/registration';
-import { buildAttestation, createTestRoot } from './attestation-certs';
+import { buildAttestation, createTestIntermediate, createTestRoot, TEST_AGENT } from './attestation-certs';
 import { databaseKinds, openTestDatabase, type TestDatabase } from './db';
 import {
   type DeviceServer,
@@ -393,6 +395,10 @@ describe.each(databaseKinds())('device identity on %s', (kind) => {
       target: DeviceServer,
       level: 'Software' | 'TrustedEnvironment' | 'StrongBox',
       trick?: 'challenge',
+      phone: Pick<
+        Parameters<typeof buildAttestation>[0],
+        'rootOfTrust' | 'application' | 'intermediate'
+      > = {},
     ) =>
       simulatedDevice(target, {
         attest: async (publicKey, nonce) =>
@@ -402,6 +408,7 @@ describe.each(databaseKinds())('device identity on %s', (kind) => {
               challenge: Buffer.from(trick === 'challenge' ? `${nonce}x` : nonce),
               securityLevel: level,
               root,
+              ...phone,
             })
           ).chain,
       });
@@ -456,6 +463,117 @@ describe.each(databaseKinds())('device identity on %s', (kind) => {
       } finally {
         await requiring.close();
         await google.close();
+      }
+    });
+
+    it('DEVICE_ATTESTATION=require refuses an unlocked phone, software keys, another app and revoked keys, each with its reason', async () => {
+      const statusFile = join(mkdtempSync(join(tmpdir(), 'lendlock-status-')), 'status.json');
+      writeFileSync(statusFile, '{"entries": {}}');
+      const intermediate = await createTestIntermediate(root);
+      const requiring = await startDeviceServer(database, 'embedded', {
+        attestationRoots: rootsFile,
+        deviceAttestation: 'require',
+        attestationPackageName: TEST_AGENT.packageName,
+        attestationSignatureDigests: [TEST_AGENT.signatureDigest],
+        attestationStatusFile: statusFile,
+      });
+      const refusal = async (phone: SimulatedDevice) => {
+        const error = await phone.register().catch((e: unknown) => e as RegistrationError);
+        expect(error).toBeInstanceOf(RegistrationError);
+        const enrolled = await database.db
+          .selectFrom('devices')
+          .select('imei1')
+          .where('imei1', '=', phone.imei)
+          .executeTakeFirst();
+        expect(enrolled).toBeUndefined(); // nothing enrolled
+        const [audit] = await auditOf(phone.imei);
+        expect(audit).toMatchObject({ result: 'refused', details: { reason: 'attestation' } });
+        return error as RegistrationError;
+      };
+      try {
+        const unlocked = await refusal(
+          attestingAgent(requiring, 'TrustedEnvironment', undefined, {
+            rootOfTrust: { deviceLocked: false, verifiedBootState: VerifiedBootState.unverified },
+          }),
+        );
+        expect(unlocked).toMatchObject({ status: 403, code: 'ATTESTATION_REQUIRED' });
+        expect(unlocked.message).toContain(
+          IDENTITY_MESSAGES.attestationRefused(
+            "The phone's bootloader is unlocked. The phone's verified boot state is Unverified, not Verified.",
+          ),
+        );
+        const software = await refusal(attestingAgent(requiring, 'Software'));
+        expect(software.message).toContain('The key was attested by software (security level Software)');
+        const cloner = await refusal(
+          attestingAgent(requiring, 'StrongBox', undefined, {
+            application: { packageNames: ['com.example.cloner'], signatureDigests: ['b2'.repeat(32)] },
+          }),
+        );
+        expect(cloner.message).toContain(
+          `The key was made by com.example.cloner, not by ${TEST_AGENT.packageName}.`,
+        );
+        expect(cloner.message).toContain('not signed with a configured signing certificate');
+
+        // The batch key is revoked: refused once the list names it, admitted once a refresh drops it.
+        const batch = serialKey(intermediate.certificate.serialNumber);
+        const revokedList = join(dirname(statusFile), 'google.json');
+        writeFileSync(
+          revokedList,
+          JSON.stringify({ entries: { [batch]: { status: 'REVOKED', reason: 'KEY_COMPROMISE' } } }),
+        );
+        expect(await refreshRevocationList(revokedList, statusFile)).toBe(1);
+        const revoked = await refusal(attestingAgent(requiring, 'StrongBox', undefined, { intermediate }));
+        expect(revoked.message).toContain(
+          'Certificate 2 of the attestation chain is on the revocation status list (REVOKED, KEY_COMPROMISE).',
+        );
+        // An unreadable list refuses every chain.
+        writeFileSync(statusFile, 'not json');
+        const unreadable = await refusal(attestingAgent(requiring, 'StrongBox'));
+        expect(unreadable.message).toContain('The attestation status list is not JSON.');
+        writeFileSync(statusFile, '{"entries": {}}');
+        const genuine = attestingAgent(requiring, 'StrongBox', undefined, { intermediate });
+        await genuine.register();
+        expect(genuine.lastRegistration?.keySecurityLevel).toBe('StrongBox');
+        const shown = await api(admin, '/api/v2/deviceIdentity', { imei: genuine.imei });
+        expect(shown.json()).toMatchObject({ attestation: { passed: true, reasons: [] } });
+      } finally {
+        await requiring.close();
+      }
+    });
+
+    it('DEVICE_ATTESTATION=record admits an unlocked phone as not attested and shows why on Device Details', async () => {
+      const recording = await startDeviceServer(database, 'embedded', {
+        attestationRoots: rootsFile,
+        attestationPackageName: TEST_AGENT.packageName,
+        attestationSignatureDigests: [TEST_AGENT.signatureDigest],
+      });
+      try {
+        const rooted = attestingAgent(recording, 'StrongBox', undefined, {
+          rootOfTrust: { deviceLocked: false, verifiedBootState: VerifiedBootState.selfSigned },
+        });
+        await rooted.register();
+        expect(rooted.lastRegistration?.keySecurityLevel).toBeNull();
+        const shown = await api(admin, '/api/v2/deviceIdentity', { imei: rooted.imei });
+        expect(shown.json()).toMatchObject({
+          hasKey: true,
+          keySecurityLevel: null,
+          attestation: {
+            passed: false,
+            reasons: [
+              "The phone's bootloader is unlocked.",
+              "The phone's verified boot state is SelfSigned, not Verified.",
+            ],
+            checkedAt: expect.any(String),
+          },
+        });
+        // A plain agent sends no attestation: no verdict.
+        const plain = simulatedDevice(recording);
+        await plain.register();
+        expect((await api(admin, '/api/v2/deviceIdentity', { imei: plain.imei })).json()).toMatchObject({
+          attestation: null,
+        });
+      } finally {
+        await recording.close();
       }
     });
   });

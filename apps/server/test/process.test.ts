@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, inject, it } from 'vitest';
+import { openDatabase } from '../src/db/database';
 
 const serverDir = resolve(fileURLToPath(new URL('.', import.meta.url)), '..');
 const dirs: string[] = [];
@@ -120,6 +121,32 @@ describe('processes', () => {
     );
     expect(duplicate.status).toBe(2);
     expect(duplicate.stderr).toContain('already exists');
+    // Each account created is audited as the console's User Management does, by `cli`; a refusal is not.
+    const database = await openDatabase({ dataDir });
+    try {
+      const rows = await database.db
+        .selectFrom('audit_log')
+        .select(['actor', 'target', 'result', 'details'])
+        .where('action', '=', 'user.add')
+        .orderBy('id')
+        .execute();
+      expect(rows).toEqual([
+        {
+          actor: 'cli',
+          target: 'ops@lendlock.com',
+          result: 'success',
+          details: { userlevel: 'ADMIN', permissions: [], retailerPhone: null },
+        },
+        {
+          actor: 'cli',
+          target: 'boss@lendlock.com',
+          result: 'success',
+          details: { userlevel: 'SUPERADMIN', permissions: [], retailerPhone: null },
+        },
+      ]);
+    } finally {
+      await database.close();
+    }
   });
 
   it('adds, lists and revokes enrollment secrets with the CLI, printing a secret only when it is added', {

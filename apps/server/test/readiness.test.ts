@@ -6,6 +6,7 @@ import { spawnSync } from 'node:child_process';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { buildApp } from '../src/app';
+import { UNAVAILABLE_MESSAGE } from '../src/plugins/errors';
 import { openTestDatabase, type TestDatabase } from './db';
 import { buildConfig, buildTestApp } from './factories';
 import { startAnonymousMosquitto } from './private-mosquitto';
@@ -113,6 +114,14 @@ describe('readiness without the database', () => {
           database: 'postgres',
         });
         expect((await app.inject('/healthz')).statusCode).toBe(200);
+        // A call meets the refusal (SQLSTATE 55000, "not currently accepting connections"): 503, not 500.
+        const call = await app.inject({
+          method: 'POST',
+          url: '/api/login.php',
+          payload: { email: 'someone@lendlock.com', password: 'Secret#123-lendlock' },
+        });
+        expect(call.statusCode).toBe(503);
+        expect(call.json()).toEqual({ status: 'error', code: 'UNAVAILABLE', message: UNAVAILABLE_MESSAGE });
         await admin.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS true`);
         await vi.waitFor(async () => expect((await app.inject('/readyz')).statusCode).toBe(200), {
           timeout: 10_000,

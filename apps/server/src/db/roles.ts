@@ -13,6 +13,9 @@ import type { DB } from './types';
 /** Tables the application may only append to and read. */
 export const APPEND_ONLY_TABLES = ['audit_log', 'audit_chain', 'audit_anchors'] as const;
 
+/** The migrations' bookkeeping: written by the owner only, read by the application. */
+const MIGRATION_TABLES = ['schema_migrations', 'schema_migrations_lock'] as const;
+
 async function currentRole(db: Kysely<DB>): Promise<string> {
   const row = await sql<{ role: string }>`SELECT current_user AS role`.execute(db);
   return row.rows[0]?.role ?? '';
@@ -48,6 +51,9 @@ async function grantAll(
     await sql`REVOKE UPDATE, DELETE, TRUNCATE, REFERENCES, TRIGGER ON ${sql.id(schema, table)} FROM ${r}`.execute(
       owner,
     );
+  }
+  for (const table of MIGRATION_TABLES) {
+    await sql`REVOKE INSERT, UPDATE, DELETE, TRUNCATE ON ${sql.id(schema, table)} FROM ${r}`.execute(owner);
   }
 }
 

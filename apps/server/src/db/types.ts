@@ -4,6 +4,7 @@ import type {
   CommandOptions,
   CommandStatus,
   DeviceState,
+  KeyAttestation,
   KeyDeactivationReason,
   KeyStatus,
   RawCommand,
@@ -253,6 +254,8 @@ export interface DevicesTable {
   public_key: string | null;
   key_security_level: KeySecurityLevel | null;
   key_enrolled_at: Date | null;
+  /** 0036: the verdict on the key's attestation; null when none was sent or checked. */
+  key_attestation: ColumnType<KeyAttestation | null, string | null | undefined, string | null>;
 }
 
 export type KeySecurityLevel = 'Software' | 'TrustedEnvironment' | 'StrongBox';

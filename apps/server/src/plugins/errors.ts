@@ -27,6 +27,9 @@ const UNAVAILABLE_CODES = new Set([
 function isUnavailable(error: unknown): boolean {
   const code = (error as { code?: unknown }).code;
   if (typeof code === 'string' && UNAVAILABLE_CODES.has(code)) return true;
+  // object_not_in_prerequisite_state as a FATAL error refuses the connection ("database … is not
+  // currently accepting connections"); as a statement's error (a currval not yet defined) it is a bug.
+  if (code === '55000' && (error as { severity?: unknown }).severity === 'FATAL') return true;
   const message = String((error as { message?: unknown }).message ?? '');
   return /Connection terminated|connection timeout|Client has encountered a connection error/i.test(message);
 }

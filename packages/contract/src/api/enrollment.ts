@@ -65,6 +65,15 @@ export type ReregistrationRequest = z.infer<typeof reregistrationRequestSchema>;
 export const deviceIdentityRequestSchema = z.object({
   imei: z.string().regex(/^\d{15}$/, 'imei must be 15 digits'),
 });
+/** The verdict on the attestation of a device's key: whether it passed every check, and each one it failed. */
+export const keyAttestationSchema = z.object({
+  passed: z.boolean(),
+  /** One sentence per failed check (a chain not to the roots, an unlocked bootloader, another app, …). */
+  reasons: z.array(z.string()),
+  checkedAt: z.string(),
+});
+export type KeyAttestation = z.infer<typeof keyAttestationSchema>;
+
 export const deviceIdentityResponseSchema = z.object({
   status: z.literal('success'),
   imei1: z.string(),
@@ -72,6 +81,8 @@ export const deviceIdentityResponseSchema = z.object({
   hasKey: z.boolean(),
   keySecurityLevel: z.enum(['Software', 'TrustedEnvironment', 'StrongBox']).nullable(),
   keyEnrolledAt: z.string().nullable(),
+  /** The verdict on the key's attestation; null when none was sent or checked. */
+  attestation: keyAttestationSchema.nullable(),
   requests: z.array(reregistrationRequestSchema),
 });
 export type DeviceIdentity = z.infer<typeof deviceIdentityResponseSchema>;

@@ -29,7 +29,9 @@ import * as m0032 from './0032_row_level_security';
 import * as m0033 from './0033_tenant_references';
 import * as m0034 from './0034_webhook_breaker';
 import * as m0035 from './0035_row_level_security_history';
+import * as m0036 from './0036_key_attestation';
 import * as m0037 from './0037_audit_anchors';
+import * as m0038 from './0038_migrations_owner_only';
 
 /** Every migration, in order. Names are versions: never rename or edit one that has shipped. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -63,5 +65,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0033_tenant_references': m0033,
   '0034_webhook_breaker': m0034,
   '0035_row_level_security_history': m0035,
+  '0036_key_attestation': m0036,
   '0037_audit_anchors': m0037,
+  '0038_migrations_owner_only': m0038,
 };

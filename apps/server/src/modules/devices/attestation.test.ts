@@ -6,6 +6,7 @@
 import 'reflect-metadata'; // before @peculiar/x509, which needs it
 import { generateKeyPairSync, type webcrypto } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { VerifiedBootState } from '@peculiar/asn1-android';
 import * as x509 from '@peculiar/x509';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -15,15 +16,18 @@ import {
   encodeKeyDescription,
   issueLeaf,
   LEAF_SUBJECT,
+  TEST_AGENT,
   type TestRoot,
 } from '../../../test/attestation-certs';
 import {
+  type AttestationPolicy,
   type AttestationRoots,
   defaultAttestationRootsPath,
   type KeySecurityLevel,
   loadAttestationRoots,
   verifyAttestation,
 } from './attestation';
+import { parseRevocationList } from './attestation-status';
 
 const DAY = 24 * 60 * 60 * 1000;
 const challenge = Buffer.from('server-nonce-0123456789abcdef', 'utf8');
@@ -41,8 +45,8 @@ function tlv(tag: number[], ...content: Buffer[]): Buffer {
 
 /**
  * KeyDescription { version, TrustedEnvironment, version, TrustedEnvironment, challenge, '', {},
- * { [1000] 5 } }: hardwareEnforced holds a tag @peculiar/asn1-android does not know, as a newer KeyMint
- * may write.
+ * { [704] RootOfTrust { key, locked, Verified }, [1000] 5 } }: hardwareEnforced holds a tag
+ * @peculiar/asn1-android does not know, as a newer KeyMint may write.
  */
 function newerKeyDescription(version: Buffer): Buffer {
   return tlv(
@@ -54,7 +58,19 @@ function newerKeyDescription(version: Buffer): Buffer {
     tlv([0x04], challenge),
     tlv([0x04]),
     tlv([0x30]),
-    tlv([0x30], tlv([0xbf, 0x87, 0x68], tlv([0x02], Buffer.from([5])))),
+    tlv(
+      [0x30],
+      tlv(
+        [0xbf, 0x85, 0x40],
+        tlv(
+          [0x30],
+          tlv([0x04], Buffer.alloc(4, 7)),
+          tlv([0x01], Buffer.from([0xff])),
+          tlv([0x0a], Buffer.from([0])),
+        ),
+      ),
+      tlv([0xbf, 0x87, 0x68], tlv([0x02], Buffer.from([5]))),
+    ),
   );
 }
 
@@ -67,7 +83,7 @@ beforeAll(async () => {
 });
 
 describe('verifyAttestation accepts', () => {
-  it.each<KeySecurityLevel>(['Software', 'TrustedEnvironment', 'StrongBox'])(
+  it.each<KeySecurityLevel>(['TrustedEnvironment', 'StrongBox'])(
     'a valid chain of a %s key and answers its security level',
     async (securityLevel) => {
       const publicKey = deviceKey();
@@ -197,6 +213,7 @@ describe('verifyAttestation accepts', () => {
       }));
       expect(outcome).toEqual({
         ok: false,
+        reasons: [expect.any(String)],
         reason: 'The attestation challenge is not the one the server issued.',
       });
     });
@@ -206,7 +223,11 @@ describe('verifyAttestation accepts', () => {
         ...(await buildAttestation({ publicKey, challenge, securityLevel: 'StrongBox', root })),
         publicKey: deviceKey(),
       }));
-      expect(outcome).toEqual({ ok: false, reason: 'The attested key is not the device public key.' });
+      expect(outcome).toEqual({
+        ok: false,
+        reasons: [expect.any(String)],
+        reason: 'The attested key is not the device public key.',
+      });
     });
 
     it('a chain from another root, with or without that root in it', async () => {
@@ -217,6 +238,7 @@ describe('verifyAttestation accepts', () => {
         );
         expect(outcome).toEqual({
           ok: false,
+          reasons: [expect.any(String)],
           reason: 'The attestation chain does not end at a trusted root.',
         });
       }
@@ -230,6 +252,7 @@ describe('verifyAttestation accepts', () => {
       });
       expect(outcome).toEqual({
         ok: false,
+        reasons: [expect.any(String)],
         reason: 'Certificate 1 of the attestation chain is not signed by certificate 2.',
       });
     });
@@ -246,6 +269,7 @@ describe('verifyAttestation accepts', () => {
       });
       expect(outcome).toEqual({
         ok: false,
+        reasons: [expect.any(String)],
         reason: 'Certificate 1 of the attestation chain names an issuer other than certificate 2.',
       });
     });
@@ -256,6 +280,7 @@ describe('verifyAttestation accepts', () => {
       );
       expect(outcome).toEqual({
         ok: false,
+        reasons: [expect.any(String)],
         reason: 'The leaf certificate has no Android key description extension.',
       });
     });
@@ -270,7 +295,11 @@ describe('verifyAttestation accepts', () => {
           keyDescription: Buffer.from([0x42, 0x42]),
         }),
       );
-      expect(garbled).toEqual({ ok: false, reason: 'The key description extension does not parse.' });
+      expect(garbled).toEqual({
+        ok: false,
+        reasons: [expect.any(String)],
+        reason: 'The key description extension does not parse.',
+      });
       const unknown = await refusal(async (publicKey) => {
         const keyDescription = encodeKeyDescription({ challenge, securityLevel: 'StrongBox' });
         // attestationSecurityLevel is the second field: SEQUENCE, INTEGER 300 (02 02 01 2c), ENUMERATED 2
@@ -280,7 +309,11 @@ describe('verifyAttestation accepts', () => {
         keyDescription[at + 2] = 7;
         return buildAttestation({ publicKey, challenge, securityLevel: 'StrongBox', root, keyDescription });
       });
-      expect(unknown).toEqual({ ok: false, reason: 'The key description has an unknown security level.' });
+      expect(unknown).toEqual({
+        ok: false,
+        reasons: [expect.any(String)],
+        reason: 'The key description has an unknown security level.',
+      });
       const huge = await refusal((publicKey) =>
         buildAttestation({
           publicKey,
@@ -290,7 +323,11 @@ describe('verifyAttestation accepts', () => {
           keyDescription: newerKeyDescription(Buffer.from('7fffffffffffffffff', 'hex')),
         }),
       );
-      expect(huge).toEqual({ ok: false, reason: 'The key description has an invalid attestation version.' });
+      expect(huge).toEqual({
+        ok: false,
+        reasons: [expect.any(String)],
+        reason: 'The key description has an invalid attestation version.',
+      });
     });
 
     it('a key description in a certificate other than the leaf (a forged leaf added to a chain)', async () => {
@@ -320,6 +357,7 @@ describe('verifyAttestation accepts', () => {
       });
       expect(outcome).toEqual({
         ok: false,
+        reasons: [expect.any(String)],
         reason:
           'A certificate other than the leaf carries a key description, so the chain may have been forged.',
       });
@@ -338,6 +376,7 @@ describe('verifyAttestation accepts', () => {
       });
       expect(outcome).toEqual({
         ok: false,
+        reasons: [expect.any(String)],
         reason: 'The leaf certificate carries more than one key description.',
       });
     });
@@ -357,6 +396,7 @@ describe('verifyAttestation accepts', () => {
       );
       expect(expired).toEqual({
         ok: false,
+        reasons: [expect.any(String)],
         reason: 'Certificate 2 of the attestation chain expired on 2021-06-30.',
       });
       const early = await refusal((publicKey) =>
@@ -373,6 +413,7 @@ describe('verifyAttestation accepts', () => {
       );
       expect(early).toEqual({
         ok: false,
+        reasons: [expect.any(String)],
         reason: 'Certificate 2 of the attestation chain is not valid before 2040-01-01.',
       });
     });
@@ -384,6 +425,7 @@ describe('verifyAttestation accepts', () => {
       );
       expect(outcome).toMatchObject({
         ok: false,
+        reasons: [expect.any(String)],
         reason: expect.stringMatching(/^Certificate 2 .* expired on /),
       });
     });
@@ -420,20 +462,170 @@ describe('verifyAttestation accepts', () => {
           challenge,
           roots,
         });
-        expect(outcome).toEqual({ ok: false, reason });
+        expect(outcome).toEqual({ ok: false, reason, reasons: [reason] });
       }
       expect(
         await verifyAttestation({ chain, publicKey, challenge, roots: { size: 1 } as AttestationRoots }),
-      ).toEqual({ ok: false, reason: 'No trusted attestation roots are loaded.' });
+      ).toEqual({
+        ok: false,
+        reasons: [expect.any(String)],
+        reason: 'No trusted attestation roots are loaded.',
+      });
       expect(
         await verifyAttestation({ chain, publicKey, challenge: undefined as unknown as Buffer, roots }),
-      ).toEqual({ ok: false, reason: 'The server issued no attestation challenge.' });
+      ).toEqual({
+        ok: false,
+        reasons: [expect.any(String)],
+        reason: 'The server issued no attestation challenge.',
+      });
       expect(await verifyAttestation({ chain, publicKey, challenge, roots, now: new Date('never') })).toEqual(
         {
           ok: false,
+          reasons: [expect.any(String)],
           reason: 'The time to verify the attestation at is not a valid date.',
         },
       );
+    });
+  });
+});
+
+describe('verifyAttestation refuses what the attestation says of the phone and the app', () => {
+  const agentPolicy: AttestationPolicy = {
+    packageName: TEST_AGENT.packageName,
+    signatureDigests: [TEST_AGENT.signatureDigest],
+    revocations: null,
+  };
+  async function verdict(
+    options: Omit<Parameters<typeof buildAttestation>[0], 'publicKey' | 'challenge' | 'root'>,
+    policy: AttestationPolicy = agentPolicy,
+  ) {
+    const publicKey = deviceKey();
+    const built = await buildAttestation({ publicKey, challenge, root, ...options });
+    return verifyAttestation({ chain: built.chain, publicKey, challenge, roots, policy });
+  }
+
+  it("accepts the agent's key in a locked, verified phone's secure hardware", async () => {
+    expect(await verdict({ securityLevel: 'StrongBox' })).toEqual({
+      ok: true,
+      securityLevel: 'StrongBox',
+      attestationVersion: 300,
+    });
+    // keytool prints digests in uppercase with colons.
+    const keytool = TEST_AGENT.signatureDigest.toUpperCase().match(/../g)?.join(':') ?? '';
+    expect(
+      await verdict({ securityLevel: 'TrustedEnvironment' }, { ...agentPolicy, signatureDigests: [keytool] }),
+    ).toMatchObject({ ok: true });
+  });
+
+  it('a software-level attestation, or a key kept by software', async () => {
+    expect(await verdict({ securityLevel: 'Software' })).toEqual({
+      ok: false,
+      reasons: [
+        'The key was attested by software (security level Software), not by secure hardware.',
+        'The key is kept by software (keymaster security level Software), not by secure hardware.',
+        'The attestation carries no hardware-enforced root of trust (bootloader and boot state).',
+      ],
+      reason: expect.stringMatching(/^The key was attested by software .* \(bootloader and boot state\)\.$/),
+    });
+    expect(
+      await verdict({ securityLevel: 'TrustedEnvironment', keymasterSecurityLevel: 'Software' }),
+    ).toMatchObject({
+      ok: false,
+      reasons: ['The key is kept by software (keymaster security level Software), not by secure hardware.'],
+    });
+  });
+
+  it('an unlocked bootloader, a boot that is not Verified, or no root of trust', async () => {
+    expect(
+      await verdict({
+        securityLevel: 'TrustedEnvironment',
+        rootOfTrust: { deviceLocked: false, verifiedBootState: VerifiedBootState.unverified },
+      }),
+    ).toEqual({
+      ok: false,
+      reasons: [
+        "The phone's bootloader is unlocked.",
+        "The phone's verified boot state is Unverified, not Verified.",
+      ],
+      reason:
+        "The phone's bootloader is unlocked. The phone's verified boot state is Unverified, not Verified.",
+    });
+    expect(
+      await verdict({
+        securityLevel: 'StrongBox',
+        rootOfTrust: { deviceLocked: true, verifiedBootState: VerifiedBootState.selfSigned },
+      }),
+    ).toMatchObject({ ok: false, reasons: ["The phone's verified boot state is SelfSigned, not Verified."] });
+    expect(await verdict({ securityLevel: 'StrongBox', rootOfTrust: null })).toMatchObject({
+      ok: false,
+      reasons: ['The attestation carries no hardware-enforced root of trust (bootloader and boot state).'],
+    });
+  });
+
+  it("another app's key, another signer's, or a key that names no app", async () => {
+    expect(
+      await verdict({
+        securityLevel: 'StrongBox',
+        application: { packageNames: ['com.example.cloner'], signatureDigests: [TEST_AGENT.signatureDigest] },
+      }),
+    ).toMatchObject({
+      ok: false,
+      reasons: [`The key was made by com.example.cloner, not by ${TEST_AGENT.packageName}.`],
+    });
+    const resigned = await verdict({
+      securityLevel: 'StrongBox',
+      application: {
+        packageNames: [TEST_AGENT.packageName],
+        signatureDigests: [TEST_AGENT.signatureDigest, 'b2'.repeat(32)],
+      },
+    });
+    expect(resigned).toMatchObject({
+      ok: false,
+      reasons: ['The application that made the key is not signed with a configured signing certificate.'],
+    });
+    expect(await verdict({ securityLevel: 'StrongBox', application: null })).toMatchObject({
+      ok: false,
+      reasons: ['The attestation does not name the application that made the key.'],
+    });
+    // Without a package or digest configured, the app is not checked.
+    expect(
+      await verdict(
+        { securityLevel: 'StrongBox', application: null },
+        { ...agentPolicy, packageName: null, signatureDigests: [] },
+      ),
+    ).toMatchObject({ ok: true });
+  });
+
+  it('a chain with a certificate on the revocation status list, or any chain while the list is unreadable', async () => {
+    const publicKey = deviceKey();
+    const { chain, intermediate } = await buildAttestation({
+      publicKey,
+      challenge,
+      root,
+      securityLevel: 'StrongBox',
+    });
+    // Google writes serials in lowercase hex without leading zeros.
+    const serial = intermediate.certificate.serialNumber.toUpperCase();
+    const list = parseRevocationList(
+      JSON.stringify({
+        entries: {
+          [`00${serial}`]: { status: 'REVOKED', reason: 'KEY_COMPROMISE' },
+          '2c8cdddfd5e03bfc': { status: 'SUSPENDED' },
+        },
+      }),
+    );
+    const check = (revocations: AttestationPolicy['revocations']) =>
+      verifyAttestation({ chain, publicKey, challenge, roots, policy: { ...agentPolicy, revocations } });
+    expect(await check({ entries: list })).toMatchObject({
+      ok: false,
+      reasons: [
+        'Certificate 2 of the attestation chain is on the revocation status list (REVOKED, KEY_COMPROMISE).',
+      ],
+    });
+    expect(await check({ entries: parseRevocationList('{"entries": {}}') })).toMatchObject({ ok: true });
+    expect(await check({ problem: 'The attestation status list could not be read.' })).toMatchObject({
+      ok: false,
+      reasons: ['The attestation status list could not be read.'],
     });
   });
 });
@@ -602,13 +794,65 @@ HA==
     const ca1 = loadAttestationRoots(x509.PemConverter.encode(blocks[1] as ArrayBuffer, 'CERTIFICATE'));
     expect(await verifyAttestation({ ...real, roots: ca1 })).toEqual({
       ok: false,
+      reasons: [expect.any(String)],
       reason: 'The attestation chain does not end at a trusted root.',
     });
     expect(
       await verifyAttestation({ ...real, roots: google, now: new Date('2026-11-24T00:00:00Z') }),
     ).toEqual({
       ok: false,
+      reasons: [expect.any(String)],
       reason: 'Certificate 2 of the attestation chain expired on 2023-03-24.',
+    });
+  });
+
+  /** The sample's key description: Google's attestation example app on a locked phone with a Verified boot. */
+  const sample: AttestationPolicy = {
+    packageName: 'com.google.attestationexample',
+    signatureDigests: ['68856d1d06f637d6255face5b224db43a9514ace538bb1548b844480fcd85c87'],
+    revocations: null,
+  };
+
+  it("read a real device's root of trust and application id: accepted for its app, refused for another", async () => {
+    const google = loadAttestationRoots(pem);
+    expect(await verifyAttestation({ ...real, roots: google, policy: sample })).toMatchObject({ ok: true });
+    expect(
+      await verifyAttestation({
+        ...real,
+        roots: google,
+        policy: {
+          ...sample,
+          packageName: TEST_AGENT.packageName,
+          signatureDigests: [TEST_AGENT.signatureDigest],
+        },
+      }),
+    ).toMatchObject({
+      ok: false,
+      reasons: [
+        `The key was made by com.google.attestationexample, not by ${TEST_AGENT.packageName}.`,
+        'The application that made the key is not signed with a configured signing certificate.',
+      ],
+    });
+  });
+
+  it("refuse a real device's chain once Google lists its batch key as revoked", async () => {
+    // Droid CA2's serial is 0388266760658996860e; the list writes it without the leading zero.
+    const revocations = {
+      entries: parseRevocationList(
+        '{"entries": {"388266760658996860e": {"status": "REVOKED", "reason": "CA_COMPROMISE"}}}',
+      ),
+    };
+    expect(
+      await verifyAttestation({
+        ...real,
+        roots: loadAttestationRoots(pem),
+        policy: { ...sample, revocations },
+      }),
+    ).toMatchObject({
+      ok: false,
+      reasons: [
+        'Certificate 4 of the attestation chain is on the revocation status list (REVOKED, CA_COMPROMISE).',
+      ],
     });
   });
 });

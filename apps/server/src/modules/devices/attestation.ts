@@ -16,8 +16,18 @@
  *   5. the leaf's subject public key is `publicKey` (the SPKI DER bytes are compared);
  *   6. the leaf carries the key description, and no other certificate does;
  *   7. its attestationChallenge is `challenge`;
- * and it answers the attestationSecurityLevel (0 Software, 1 TrustedEnvironment, 2 StrongBox) and the
- * attestationVersion. Whether a Software level is acceptable is the caller's policy, not this module's.
+ * then what the attestation says of the phone and the app, every failing rule listed:
+ *   8. the key was attested, and lives, in secure hardware: neither attestationSecurityLevel nor
+ *      keymasterSecurityLevel is Software;
+ *   9. the hardware-enforced list carries a RootOfTrust with `deviceLocked` true (a locked bootloader) and
+ *      `verifiedBootState` Verified (the phone runs the manufacturer's signed system);
+ *  10. with a policy naming them, the attestationApplicationId names the agent's package and only the
+ *      configured signing certificate digests (SHA-256);
+ *  11. with a revocation status list (Google's format, see attestation-status.ts), no certificate of the
+ *      chain has its serial number on it, and an unreadable list refuses every chain.
+ * It answers the attestationSecurityLevel (1 TrustedEnvironment, 2 StrongBox) and the
+ * attestationVersion; a refusal answers each failing rule's sentence in `reasons` and all of them, joined,
+ * in `reason`.
  *
  * Leniency, only where Google's own verifier (github.com/android/keyattestation,
  * KeyAttestationCertPathValidator.kt) is lenient:
@@ -31,18 +41,18 @@
  * Google's verifier takes min(attestationSecurityLevel, keyMintSecurityLevel); this module answers the
  * attestationSecurityLevel (the two are equal on every real device).
  *
- * Out of scope: revocation lists. Google publishes the status of attestation keys it has revoked
- * (https://android.googleapis.com/attestation/status); it is not consulted here, so a chain under a
- * revoked batch key still verifies. Also out of scope: chains made with an app's own attestation key
- * (ATTEST_KEY), where two certificates carry the extension; they are refused, as Google's verifier does.
+ * Out of scope: chains made with an app's own attestation key (ATTEST_KEY), where two certificates
+ * carry the extension; they are refused, as Google's verifier does.
  */
 import 'reflect-metadata'; // @peculiar/x509 (through tsyringe) needs the Reflect metadata API first.
 import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { NonStandardKeyDescription } from '@peculiar/asn1-android';
+import type { KeyAttestation } from '@lendlock/contract';
+import { AttestationApplicationId, RootOfTrust, VerifiedBootState } from '@peculiar/asn1-android';
 import { AsnConvert, AsnProp, AsnPropTypes, AsnType, AsnTypeTypes, OctetString } from '@peculiar/asn1-schema';
 import * as x509 from '@peculiar/x509';
+import { type RevocationStatus, serialKey } from './attestation-status';
 
 x509.cryptoProvider.set(globalThis.crypto);
 
@@ -56,7 +66,22 @@ export interface AttestationRoots {
 
 export type AttestationOutcome =
   | { ok: true; securityLevel: KeySecurityLevel; attestationVersion: number }
-  | { ok: false; reason: string };
+  | { ok: false; reason: string; reasons: string[] };
+
+/** What the app that made the key must be, and the keys Google revoked. */
+export interface AttestationPolicy {
+  /** The agent's package name; null: not checked. */
+  packageName: string | null;
+  /** The SHA-256 digests (hex) of the agent's signing certificates; empty: not checked. */
+  signatureDigests: readonly string[];
+  /** The revocation status list; null: not consulted. */
+  revocations: RevocationStatus | null;
+}
+
+/** The digest as compared: lowercase hex, without separators (`AB:CD…` as keytool prints it is accepted). */
+function digestKey(digest: string): string {
+  return digest.replace(/[\s:]/g, '').toLowerCase();
+}
 
 export const KEY_DESCRIPTION_OID = '1.3.6.1.4.1.11129.2.1.17';
 export const MAX_CHAIN_LENGTH = 10;
@@ -98,6 +123,17 @@ export function defaultAttestationRootsPath(): string {
   return existsSync(fromSource) || !existsSync(fromBundle) ? fromSource : fromBundle;
 }
 
+/** What Device Details shows of an outcome: whether it passed and, if not, every reason. */
+export function attestationVerdict(outcome: AttestationOutcome, at: Date = new Date()): KeyAttestation {
+  return outcome.ok
+    ? { passed: true, reasons: [], checkedAt: at.toISOString() }
+    : {
+        passed: false,
+        reasons: outcome.reasons.length > 0 ? outcome.reasons : [outcome.reason],
+        checkedAt: at.toISOString(),
+      };
+}
+
 /** A failed check; its message is the outcome's reason. */
 class Refusal extends Error {}
 
@@ -111,18 +147,25 @@ export interface AttestationInput {
   roots: AttestationRoots;
   /** The time validity periods are checked at; the current time unless given. */
   now?: Date;
+  /** The app and revocation checks; none of them unless given. */
+  policy?: AttestationPolicy;
 }
 
 export async function verifyAttestation(input: AttestationInput): Promise<AttestationOutcome> {
+  let reasons: string[];
   try {
-    return await verify(input);
+    const outcome = await verify(input);
+    if (outcome.ok) return outcome;
+    reasons = outcome.reasons;
   } catch (error) {
-    if (error instanceof Refusal) return { ok: false, reason: error.message };
-    return { ok: false, reason: 'The attestation could not be verified.' };
+    reasons = [error instanceof Refusal ? error.message : 'The attestation could not be verified.'];
   }
+  return { ok: false, reason: reasons.join(' '), reasons };
 }
 
-async function verify(input: AttestationInput): Promise<AttestationOutcome> {
+async function verify(
+  input: AttestationInput,
+): Promise<Extract<AttestationOutcome, { ok: true }> | { ok: false; reasons: string[] }> {
   const roots = certificatesOf.get(input.roots);
   if (!roots) throw new Refusal('No trusted attestation roots are loaded.');
   const now = input.now ?? new Date();
@@ -209,11 +252,95 @@ async function verify(input: AttestationInput): Promise<AttestationOutcome> {
     throw new Refusal('The attestation challenge is not the one the server issued.');
   }
   const securityLevel = SECURITY_LEVELS[description.attestationSecurityLevel];
-  if (securityLevel === undefined) throw new Refusal('The key description has an unknown security level.');
+  const keymasterLevel = SECURITY_LEVELS[description.keymasterSecurityLevel];
+  if (securityLevel === undefined || keymasterLevel === undefined) {
+    throw new Refusal('The key description has an unknown security level.');
+  }
   if (!Number.isSafeInteger(description.attestationVersion)) {
     throw new Refusal('The key description has an invalid attestation version.');
   }
+  const reasons = [
+    ...hardwareReasons(securityLevel, keymasterLevel, description.rootOfTrust),
+    ...applicationReasons(description.applicationId, input.policy),
+    ...revocationReasons(certificates, input.policy?.revocations ?? null),
+  ];
+  if (reasons.length > 0) return { ok: false, reasons };
   return { ok: true, securityLevel, attestationVersion: description.attestationVersion };
+}
+
+const BOOT_STATES: Record<number, string> = {
+  [VerifiedBootState.verified]: 'Verified',
+  [VerifiedBootState.selfSigned]: 'SelfSigned',
+  [VerifiedBootState.unverified]: 'Unverified',
+  [VerifiedBootState.failed]: 'Failed',
+};
+
+/** Rules 8 and 9: secure hardware, a locked bootloader, a verified boot. */
+function hardwareReasons(
+  securityLevel: KeySecurityLevel,
+  keymasterLevel: KeySecurityLevel,
+  rootOfTrust: RootOfTrust | null,
+): string[] {
+  const reasons: string[] = [];
+  if (securityLevel === 'Software') {
+    reasons.push('The key was attested by software (security level Software), not by secure hardware.');
+  }
+  if (keymasterLevel === 'Software') {
+    reasons.push('The key is kept by software (keymaster security level Software), not by secure hardware.');
+  }
+  if (!rootOfTrust) {
+    reasons.push('The attestation carries no hardware-enforced root of trust (bootloader and boot state).');
+    return reasons;
+  }
+  if (rootOfTrust.deviceLocked !== true) reasons.push("The phone's bootloader is unlocked.");
+  if (rootOfTrust.verifiedBootState !== VerifiedBootState.verified) {
+    const state = BOOT_STATES[rootOfTrust.verifiedBootState] ?? String(rootOfTrust.verifiedBootState);
+    reasons.push(`The phone's verified boot state is ${state}, not Verified.`);
+  }
+  return reasons;
+}
+
+/** Rule 10: the agent's package, signed with the agent's certificates. */
+function applicationReasons(
+  applicationId: AttestationApplicationId | null,
+  policy: AttestationPolicy | undefined,
+): string[] {
+  const wanted = policy?.packageName ?? null;
+  const digests = new Set((policy?.signatureDigests ?? []).map(digestKey));
+  if (wanted === null && digests.size === 0) return [];
+  if (!applicationId) return ['The attestation does not name the application that made the key.'];
+  const reasons: string[] = [];
+  const names = applicationId.packageInfos.map((info) => bytesOf(info.packageName).toString('utf8'));
+  if (wanted !== null && !names.includes(wanted)) {
+    reasons.push(`The key was made by ${names.join(', ') || 'no named package'}, not by ${wanted}.`);
+  }
+  if (digests.size > 0) {
+    const signed = applicationId.signatureDigests.map((digest) => bytesOf(digest).toString('hex'));
+    if (signed.length === 0 || signed.some((digest) => !digests.has(digest))) {
+      reasons.push('The application that made the key is not signed with a configured signing certificate.');
+    }
+  }
+  return reasons;
+}
+
+/** The schema declares these OCTET STRINGs as OctetString; the parser answers them as ArrayBuffers. */
+function bytesOf(value: OctetString | ArrayBuffer): Buffer {
+  return Buffer.from(value instanceof ArrayBuffer ? value : value.buffer);
+}
+
+/** Rule 11: no certificate of the chain is on the revocation status list. */
+function revocationReasons(
+  certificates: readonly x509.X509Certificate[],
+  revocations: RevocationStatus | null,
+): string[] {
+  if (revocations === null) return [];
+  if ('problem' in revocations) return [revocations.problem];
+  return certificates.flatMap((certificate, index) => {
+    const entry = revocations.entries.get(serialKey(certificate.serialNumber));
+    if (!entry) return [];
+    const why = [entry.status, entry.reason].filter(Boolean).join(', ');
+    return [`Certificate ${index + 1} of the attestation chain is on the revocation status list (${why}).`];
+  });
 }
 
 function parseCertificate(encoded: unknown, index: number): x509.X509Certificate {
@@ -262,10 +389,9 @@ function day(date: Date): string {
 }
 
 /**
- * The head of a KeyDescription, for descriptions whose authorization lists carry a tag newer than
- * @peculiar/asn1-android knows (each KeyMint version adds some): the fields read here come first and
- * have not changed since attestation version 1. The schema is declared with asn1-schema's decorator
- * functions called directly.
+ * The head of a KeyDescription, whatever tags its authorization lists carry (each KeyMint version adds
+ * some): the fields read here come first and have not changed since attestation version 1; the two lists
+ * are kept as DER. The schema is declared with asn1-schema's decorator functions called directly.
  */
 class KeyDescriptionHead {
   attestationVersion = 0;
@@ -294,18 +420,88 @@ for (const [property, type] of [
 interface ParsedKeyDescription {
   attestationVersion: number;
   attestationSecurityLevel: number;
+  keymasterSecurityLevel: number;
   attestationChallenge: OctetString;
+  /** From the hardware-enforced list only: a software-enforced root of trust vouches for nothing. */
+  rootOfTrust: RootOfTrust | null;
+  /** From either list (Android writes it in the software-enforced one). */
+  applicationId: AttestationApplicationId | null;
 }
 
-/** @peculiar/asn1-android's schema first (it accepts unordered lists); the head alone if that fails. */
+/** The context-specific tags of the authorization list entries read here (KeyMint's Tag numbers). */
+const ROOT_OF_TRUST_TAG = 704;
+const APPLICATION_ID_TAG = 709;
+
+/**
+ * The fields every version has; the two authorization lists are walked for the root of trust and the
+ * application id, so a tag newer than @peculiar/asn1-android knows does not hide them.
+ */
 function parseKeyDescription(der: ArrayBuffer): ParsedKeyDescription | null {
-  const schemas: (new () => ParsedKeyDescription)[] = [NonStandardKeyDescription, KeyDescriptionHead];
-  for (const schema of schemas) {
-    try {
-      return AsnConvert.parse(der, schema);
-    } catch {
-      // The next schema.
-    }
+  let head: KeyDescriptionHead;
+  try {
+    head = AsnConvert.parse(der, KeyDescriptionHead);
+  } catch {
+    return null;
+  }
+  const rootOfTrust = entryOf(head.teeEnforced, ROOT_OF_TRUST_TAG);
+  const applicationId =
+    entryOf(head.softwareEnforced, APPLICATION_ID_TAG) ?? entryOf(head.teeEnforced, APPLICATION_ID_TAG);
+  return {
+    attestationVersion: head.attestationVersion,
+    attestationSecurityLevel: head.attestationSecurityLevel,
+    keymasterSecurityLevel: head.keymasterSecurityLevel,
+    attestationChallenge: head.attestationChallenge,
+    rootOfTrust: rootOfTrust ? AsnConvert.parse(rootOfTrust, RootOfTrust) : null,
+    applicationId: applicationId
+      ? AsnConvert.parse(AsnConvert.parse(applicationId, OctetString).buffer, AttestationApplicationId)
+      : null,
+  };
+}
+
+/**
+ * The content of the explicitly tagged entry `[tag]` of an AuthorizationList (a DER SEQUENCE), or null.
+ * Throws on malformed DER (the caller answers that the attestation could not be verified).
+ */
+function entryOf(list: ArrayBuffer, tag: number): Uint8Array | null {
+  const bytes = new Uint8Array(list);
+  const outer = readElement(bytes, 0);
+  if (outer.tag !== 0x30 || outer.end !== bytes.length)
+    throw new Error('An authorization list is not a SEQUENCE.');
+  for (let at = outer.contentStart; at < outer.end; ) {
+    const element = readElement(bytes, at);
+    if (element.contextTag === tag) return bytes.slice(element.contentStart, element.end);
+    at = element.end;
   }
   return null;
+}
+
+/** One DER element at `at`: its first tag byte, its context-specific tag number, where its content lies. */
+function readElement(bytes: Uint8Array, at: number) {
+  let index = at;
+  const first = byteAt(bytes, index++);
+  let number = first & 0x1f;
+  if (number === 0x1f) {
+    number = 0;
+    let next: number;
+    do {
+      next = byteAt(bytes, index++);
+      number = number * 128 + (next & 0x7f);
+    } while (next & 0x80);
+  }
+  let length = byteAt(bytes, index++);
+  if (length & 0x80) {
+    const count = length & 0x7f;
+    if (count === 0 || count > 4) throw new Error('Unsupported DER length.');
+    length = 0;
+    for (let i = 0; i < count; i++) length = length * 256 + byteAt(bytes, index++);
+  }
+  const end = index + length;
+  if (end > bytes.length) throw new Error('A DER element runs past its container.');
+  return { tag: first, contextTag: (first & 0xc0) === 0x80 ? number : -1, contentStart: index, end };
+}
+
+function byteAt(bytes: Uint8Array, index: number): number {
+  const value = bytes[index];
+  if (value === undefined) throw new Error('The DER ends early.');
+  return value;
 }

@@ -41,6 +41,7 @@ export class IdentityService {
       hasKey: device.public_key !== null,
       keySecurityLevel: device.key_security_level,
       keyEnrolledAt: iso(device.key_enrolled_at),
+      attestation: device.key_attestation,
       requests: requests.map(
         (r): ReregistrationRequest => ({
           id: Number(r.id),

@@ -22,6 +22,7 @@ import { createPublicKey, randomBytes, verify as verifySignature } from 'node:cr
 import {
   type DeviceRegistration,
   deviceClientId,
+  type KeyAttestation,
   REGISTRATION_CODES,
   registrationChallenge,
 } from '@lendlock/contract';
@@ -37,7 +38,13 @@ import {
   NO_EVENTS,
   reregistrationRequestedEvent,
 } from '../webhooks/events';
-import { type AttestationRoots, verifyAttestation } from './attestation';
+import {
+  type AttestationOutcome,
+  type AttestationPolicy,
+  type AttestationRoots,
+  attestationVerdict,
+  verifyAttestation,
+} from './attestation';
 import {
   consumeNonce,
   insertNonce,
@@ -57,6 +64,8 @@ export const IDENTITY_MESSAGES = {
     'This IMEI is enrolled on another installation. Registering it again needs a signature by its device key, or an operator’s approval on Device Details.',
   imeiInUse: (imei: string) => `IMEI ${imei} belongs to another enrolled device.`,
   attestationRequired: 'This server enrolls only device keys with a valid Android key attestation.',
+  attestationRefused: (reason: string) =>
+    `This server enrolls only device keys with a valid Android key attestation. ${reason}`,
   keyRequired: 'Invalid publicKey: a device key is required',
   badKey: 'Invalid publicKey: an EC P-256 public key in SPKI DER, base64',
   badProof: 'Invalid signature: it does not verify with publicKey over the nonce',
@@ -72,7 +81,15 @@ export interface IdentityPolicy {
   attestation: 'off' | 'record' | 'require';
   roots: AttestationRoots | null;
   nonceTtlMs: number;
+  /** The app and revocation checks an attestation must also pass; none unless given. */
+  checks?: () => AttestationPolicy;
 }
+
+const noRoots: AttestationOutcome = {
+  ok: false,
+  reason: 'No attestation roots are configured.',
+  reasons: ['No attestation roots are configured.'],
+};
 
 /** Provisions the device's own broker client (external broker with dynamic security), or nothing. */
 export type ProvisionBroker = ((imei1: string, credential: string) => Promise<void>) | null;
@@ -218,6 +235,7 @@ export class RegistrationService {
     // The attestation is checked before the transaction (it is pure); the nonce it names is used up inside.
     let attested: KeySecurityLevel | null = null;
     let attestationProblem: string | null = null;
+    let verdict: KeyAttestation | null = null;
     if (input.attestation && input.nonce && publicKey && policy.attestation !== 'off') {
       const outcome = policy.roots
         ? await verifyAttestation({
@@ -225,10 +243,12 @@ export class RegistrationService {
             publicKey,
             challenge: Buffer.from(input.nonce, 'utf8'),
             roots: policy.roots,
+            ...(policy.checks ? { policy: policy.checks() } : {}),
           })
-        : ({ ok: false, reason: 'No attestation roots are configured.' } as const);
+        : noRoots;
       if (outcome.ok) attested = outcome.securityLevel;
       else attestationProblem = outcome.reason;
+      verdict = attestationVerdict(outcome);
     }
 
     let outcome: Outcome;
@@ -297,14 +317,19 @@ export class RegistrationService {
         // under the old key's signature), or the enrolled one.
         const newKey = publicKey !== null && publicKey !== existing?.public_key;
         const keepsKey = admittedBy === 'signature' && !newKey;
-        if (policy.attestation === 'require' && !keepsKey && attested === null)
-          return refused(403, 'ATTESTATION_REQUIRED', IDENTITY_MESSAGES.attestationRequired, 'attestation');
+        if (policy.attestation === 'require' && !keepsKey && attested === null) {
+          const message = attestationProblem
+            ? IDENTITY_MESSAGES.attestationRefused(attestationProblem)
+            : IDENTITY_MESSAGES.attestationRequired;
+          return refused(403, 'ATTESTATION_REQUIRED', message, 'attestation');
+        }
 
         const registered = await applyRegistration(trx, input, existing, {
           admittedBy,
           publicKey: keepsKey ? (existing?.public_key ?? null) : publicKey,
           securityLevel: keepsKey ? (existing?.key_security_level ?? null) : attested,
           keyChanged: !keepsKey,
+          verdict,
         });
         emitted = await events.emit(trx, [
           deviceRegisteredEvent({
@@ -344,6 +369,7 @@ export class RegistrationService {
         ...(outcome.request ? { request: outcome.request } : {}),
         profile: profileOf(input),
         newKey: publicKey !== null,
+        ...(attestationProblem ? { attestation: attestationProblem } : {}),
       });
       throw new AppError(outcome.status, outcome.code as never, outcome.message);
     }
@@ -371,6 +397,8 @@ async function applyRegistration(
     publicKey: string | null;
     securityLevel: KeySecurityLevel | null;
     keyChanged: boolean;
+    /** The attestation's verdict on the new key (null: none sent, or not checked). */
+    verdict: KeyAttestation | null;
   },
 ): Promise<Registered> {
   const credential = randomSecret(24);
@@ -385,7 +413,12 @@ async function applyRegistration(
     credential_hash: sha256Hex(credential),
     public_key: identity.publicKey,
     key_security_level: identity.securityLevel,
-    ...(identity.keyChanged ? { key_enrolled_at: identity.publicKey ? NOW : null } : {}),
+    ...(identity.keyChanged
+      ? {
+          key_enrolled_at: identity.publicKey ? NOW : null,
+          key_attestation: identity.verdict ? JSON.stringify(identity.verdict) : null,
+        }
+      : {}),
   };
   await writeRegistration(trx, {
     imei1: input.imei1,

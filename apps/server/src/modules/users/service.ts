@@ -29,7 +29,7 @@ import { inTransaction } from '../../db/transaction';
 import type { DB, UserRow } from '../../db/types';
 import { passwordProblem } from '../../lib/password-policy';
 import { hashPassword } from '../../lib/secrets';
-import { appendAudit } from '../audit/repository';
+import { type AuditEntry, appendAudit } from '../audit/repository';
 import { endUserSessions, SESSION_END } from '../auth/repository';
 import { BATCH_PAUSE_REASONS, pauseBatchesOf } from '../batches/service';
 import { deactivateKeysOf } from '../keys/service';
@@ -108,7 +108,13 @@ function assertManages(actor: Principal, target: UserObject, notFoundMessage: st
   authorize(actor, 'users', 'manage', target, () => forbidden(USER_MESSAGES.usersOnly));
 }
 
-export async function createUser(db: Kysely<DB>, input: NewUserInput, rules: UserRules): Promise<number> {
+/** Creates an account; `audit`, when given, is written in the same transaction. */
+export async function createUser(
+  db: Kysely<DB>,
+  input: NewUserInput,
+  rules: UserRules,
+  audit?: AuditEntry,
+): Promise<number> {
   const email = input.email.trim();
   if (!isEmail(email)) throw badRequest(USER_MESSAGES.invalidEmail);
   if (!rules.skipDomainCheck) check(validateEmailDomain(email, rules.allowedEmailDomains));
@@ -130,6 +136,7 @@ export async function createUser(db: Kysely<DB>, input: NewUserInput, rules: Use
         retailer_phone: input.retailerPhone?.trim() || null,
       });
       await setUserPermissions(trx, id, ids);
+      if (audit) await appendAudit(trx, audit);
       return id;
     });
   } catch (error) {

@@ -12,10 +12,18 @@ import ipaddr from 'ipaddr.js';
 /** ipaddr.js ranges a webhook may reach: only ordinary public addresses. */
 const PUBLIC_RANGES = new Set(['unicast']);
 
+/** Global unicast IPv6 (2000::/3): every public IPv6 address lies in it. */
+const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3');
+
 export function isPublicAddress(address: string): boolean {
   if (!ipaddr.isValid(address)) return false;
   // process(): an IPv4-mapped IPv6 address (::ffff:127.0.0.1) is judged as the IPv4 address it is.
-  return PUBLIC_RANGES.has(ipaddr.process(address).range());
+  const parsed = ipaddr.process(address);
+  if (!PUBLIC_RANGES.has(parsed.range())) return false;
+  // ipaddr.js calls what it has no name for unicast, such as the IPv4-compatible ::127.0.0.1 (::7f00:1)
+  // and ::a9fe:a9fe (169.254.169.254), which reach the IPv4 address on some hosts: an IPv6 address must
+  // be global unicast.
+  return parsed.kind() === 'ipv4' || (parsed as ipaddr.IPv6).match(GLOBAL_UNICAST_V6);
 }
 
 export class BlockedAddressError extends Error {

@@ -7,7 +7,7 @@ import { buildTestApp, buildUser, loginAs } from '../../../test/factories';
 import { Receiver } from '../../../test/webhook-receiver';
 import { seal, unseal } from '../../lib/sealed';
 import { OfflineAnnouncer } from '../devices/offline';
-import { guardedLookup, isPublicAddress } from './address';
+import { checkWebhookUrl, guardedLookup, isPublicAddress } from './address';
 import { DEFAULT_WEBHOOK_TIMING, retryDelayMs, WebhookDelivery, type WebhookTiming } from './delivery';
 
 /** How long the outage test keeps its receiver down (WEBHOOK_OUTAGE_SECONDS, default 60). */
@@ -38,10 +38,32 @@ describe('webhook addresses', () => {
       '::ffff:127.0.0.1',
       '::ffff:10.0.0.1',
       '224.0.0.1',
+      // IPv4-compatible (::a.b.c.d), IPv4-mapped written in hex, IPv4-translated and NAT64 forms.
+      '::127.0.0.1',
+      '::7f00:1',
+      '::a9fe:a9fe',
+      '::ffff:7f00:1',
+      '::ffff:a9fe:a9fe',
+      '::ffff:0:7f00:1',
+      '64:ff9b::7f00:1',
+      '::',
     ])
       expect(isPublicAddress(address), address).toBe(false);
     for (const address of ['8.8.8.8', '203.0.114.1', '2a00:1450:4001:80b::200e'])
       expect(isPublicAddress(address), address).toBe(true);
+  });
+
+  it('refuses webhook URLs naming loopback or metadata addresses in IPv6 forms', async () => {
+    for (const url of [
+      'https://[::127.0.0.1]/',
+      'https://[::a9fe:a9fe]/latest/meta-data/',
+      'https://[::ffff:127.0.0.1]/',
+      'https://[::ffff:a9fe:a9fe]/',
+      'https://[0:0:0:0:0:ffff:7f00:1]/',
+      'https://[::ffff:0:a9fe:a9fe]/',
+    ])
+      expect(await checkWebhookUrl(url, false), url).toBe('privateAddress');
+    expect(await checkWebhookUrl('https://[2a00:1450:4001:80b::200e]/', false)).toBe('ok');
   });
 
   it('the socket lookup refuses a name that resolves to loopback unless allowed', async () => {

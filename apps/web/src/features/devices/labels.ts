@@ -42,6 +42,8 @@ export const DEVICE_LABELS = {
   keyNotAttested: 'Device key: not attested',
   keyNone: 'No device key (an agent from before device keys)',
   keyEnrolledAt: (when: string) => `Key enrolled ${when}`,
+  attestationPassed: (when: string) => `Attestation passed every check (${when})`,
+  attestationFailed: (when: string) => `Attestation failed (${when}):`,
   requestsTitle: 'Registration requests',
   requestsNone: 'No registration requests.',
   requestedAt: 'Requested',

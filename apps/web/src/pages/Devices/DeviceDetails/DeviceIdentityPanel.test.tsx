@@ -66,6 +66,7 @@ const identity = (overrides: Partial<DeviceIdentity> = {}): DeviceIdentity => ({
   hasKey: true,
   keySecurityLevel: 'StrongBox',
   keyEnrolledAt: '2030-01-01T10:00:00.000Z',
+  attestation: { passed: true, reasons: [], checkedAt: '2030-01-01T10:00:00.000Z' },
   requests: [],
   ...overrides,
 });
@@ -172,6 +173,32 @@ describe('DeviceIdentityPanel', () => {
   ])('key level %s: %s', async (keySecurityLevel, line) => {
     const { html } = await renderPanel(identity({ keySecurityLevel }));
     expect(byTestId(html, 'identity-key')).toBe(line);
+  });
+
+  it('says whether the attestation passed, and each check it failed', async () => {
+    const when = formatLocalDateTime('2030-01-01T10:00:00.000Z');
+    const passed = await renderPanel(identity());
+    expect(decode(byTestId(passed.html, 'identity-attestation') ?? '')).toBe(
+      `Attestation passed every check (${when})`,
+    );
+    expect(passed.html).not.toContain('identity-attestation-reasons');
+    const reasons = [
+      "The phone's bootloader is unlocked.",
+      "The phone's verified boot state is Unverified, not Verified.",
+    ];
+    const failed = await renderPanel(
+      identity({
+        keySecurityLevel: null,
+        attestation: { passed: false, reasons, checkedAt: '2030-01-01T10:00:00.000Z' },
+      }),
+    );
+    expect(byTestId(failed.html, 'identity-key')).toBe('Device key: not attested');
+    expect(decode(byTestId(failed.html, 'identity-attestation') ?? '')).toBe(`Attestation failed (${when}):`);
+    const list = /data-testid="identity-attestation-reasons"[^>]*>(.*?)<\/ul>/.exec(failed.html)?.[1] ?? '';
+    expect(textOf(list)).toBe(reasons.join('|'));
+    // None sent: nothing said.
+    const none = await renderPanel(identity({ keySecurityLevel: null, attestation: null }));
+    expect(none.html).not.toContain('identity-attestation');
   });
 
   it('an agent from before device keys has none', async () => {

@@ -1,6 +1,6 @@
 /**
  * The device's identity on Device Details: the device key it enrolled and where an attestation said the
- * key lives, and the registrations of its IMEI that were refused for want of proof by that key
+ * key lives, the verdict on that attestation (each failed check when it failed), and the registrations of its IMEI that were refused for want of proof by that key
  * (re-registration requests). An ADMIN or SUPERADMIN approves a pending one (the device may then register
  * once within the server's window) or rejects it, each after a confirmation; the server's answer is
  * alerted as-is.
@@ -11,7 +11,7 @@ import {
   type ReregistrationRequest,
   type UserLevel,
 } from '@lendlock/contract';
-import { Badge, Button, Card, Center, Group, Loader, Stack, Table, Text, Title } from '@mantine/core';
+import { Badge, Button, Card, Center, Group, List, Loader, Stack, Table, Text, Title } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { ApiError } from '../../../api/client';
 import {
@@ -121,6 +121,7 @@ function DeviceIdentityBody({ imei }: { imei: string }) {
           {L.keyEnrolledAt(formatLocalDateTime(data.keyEnrolledAt))}
         </Text>
       ) : null}
+      {data.attestation ? <AttestationVerdict verdict={data.attestation} /> : null}
       {data.requests.length === 0 ? (
         <Text size="sm" data-testid="identity-no-requests">
           {L.requestsNone}
@@ -159,6 +160,30 @@ function DeviceIdentityBody({ imei }: { imei: string }) {
         </>
       )}
     </Stack>
+  );
+}
+
+/** The attestation's verdict: passed, or failed with one line per failed check. */
+function AttestationVerdict({ verdict }: { verdict: NonNullable<DeviceIdentity['attestation']> }) {
+  const when = formatLocalDateTime(verdict.checkedAt);
+  if (verdict.passed) {
+    return (
+      <Text size="sm" data-testid="identity-attestation">
+        {L.attestationPassed(when)}
+      </Text>
+    );
+  }
+  return (
+    <div>
+      <Text size="sm" c="red.9" data-testid="identity-attestation">
+        {L.attestationFailed(when)}
+      </Text>
+      <List size="sm" data-testid="identity-attestation-reasons">
+        {verdict.reasons.map((reason) => (
+          <List.Item key={reason}>{reason}</List.Item>
+        ))}
+      </List>
+    </div>
   );
 }
 
