@@ -47,6 +47,7 @@ import {
 import { HealthService } from './modules/health/service';
 import { generateKey, updateKeyStatus, viewKeys } from './modules/keys/service';
 import { LoanService } from './modules/loans/service';
+import { createMailer, type Mailer } from './modules/mail/mailer';
 import { MailOutbox } from './modules/mail/outbox';
 import {
   confirmEnrolment,
@@ -70,7 +71,6 @@ import {
 } from './modules/users/service';
 import { DEFAULT_WEBHOOK_TIMING, WebhookDelivery, type WebhookTiming } from './modules/webhooks/delivery';
 import { WebhookService } from './modules/webhooks/service';
-import { createMailer, type Mailer } from './plugins/mailer';
 import { createMetrics } from './plugins/metrics';
 
 export interface ContainerOptions {

@@ -8,8 +8,9 @@ import {
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { RouteContext } from '../../core/context';
 import { requirePrincipal } from '../../core/principal';
+import { attachment } from '../../lib/attachment';
 import { operatorTimeZone } from '../../lib/timeZone';
-import { attachment, streamXlsx } from '../reports/export';
+import { streamXlsx } from '../../lib/xlsx-export';
 
 /**
  * The SUPERADMIN's audit log search and export (append-only; the database refuses UPDATE and DELETE),

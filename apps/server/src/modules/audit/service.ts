@@ -8,9 +8,9 @@ import { scopeFor } from '../../authz';
 import { badRequest, notFound } from '../../core/errors';
 import type { Principal } from '../../core/principal';
 import type { DB } from '../../db/types';
+import { dateTimeCells, type RowSource } from '../../lib/xlsx-export';
 import { auditReport } from '../devices/service';
-import { auditReportXlsx, dateTimeCells } from '../reports/export';
-import type { RowSource } from '../reports/sources';
+import { auditReportXlsx } from '../reports/export';
 import { AUDIT_COUNT_CAP, type AuditRowValues, appendAudit, auditSource } from './repository';
 
 /**

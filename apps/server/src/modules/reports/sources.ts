@@ -14,10 +14,10 @@ import { type Kysely, type SelectQueryBuilder, sql } from 'kysely';
 import type { UploadScope } from '../../authz/resources/uploads';
 import type { TenantScope } from '../../authz/tenancy';
 import type { DB } from '../../db/types';
+import { dateTimeCells, type RowSource } from '../../lib/xlsx-export';
 import { inBatchScope } from '../batches/repository';
 import { toDeenrollRow, toRegistrationRow } from '../devices/mapper';
 import { REGISTRATION_COLUMNS } from '../devices/repository';
-import { dateTimeCells } from './export';
 
 export interface DateRange {
   /** The operator's time zone (else REPORT_TIMEZONE): its whole days are asked for, its wall clock exported. */
@@ -38,17 +38,6 @@ export interface ReportScope {
 /** Devices of the scope's retailer, for `imei1 IN (…)`. */
 const retailerDevices = (db: Kysely<DB>, phone: string) =>
   db.selectFrom('devices').select('devices.imei1').where('devices.retailer_phone', '=', phone);
-
-export interface RowSource {
-  /** Column headers of the export, and how a row becomes its cells (date-times as date cells). */
-  columns: readonly string[];
-  cells(row: Record<string, unknown>): unknown[];
-  count(): Promise<number>;
-  /** Rows after `offset` (JSON paging). */
-  page(offset: number, limit: number): Promise<Record<string, unknown>[]>;
-  /** Rows with key > `after`, by key (export). Returns the rows and the last key. */
-  after(after: number, limit: number): Promise<{ rows: Record<string, unknown>[]; last: number | null }>;
-}
 
 const range = (column: string, r: DateRange) =>
   sql<boolean>`${sql.ref(column)} >= ${r.start} AND ${sql.ref(column)} < ${r.end}`;
