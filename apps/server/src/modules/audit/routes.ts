@@ -68,7 +68,9 @@ export function auditRoutes(ctx: RouteContext): FastifyPluginAsyncZod {
       async (request, reply) => {
         const principal = requirePrincipal(request);
         const { imei1, timeZone } = request.query;
-        const { file, name } = await ctx.audit.exportAuditReport(principal, {
+        // The report as the devices service reads it for the caller; its file is the reports service's.
+        const audit = await ctx.devices.auditReport(principal, imei1);
+        const { file, name } = await ctx.reports.exportAuditReport(principal, audit, {
           imei1,
           timeZone: operatorTimeZone(ctx.config, timeZone),
           address: request.ip,

@@ -33,7 +33,7 @@ export function deviceRoutes(ctx: RouteContext): FastifyPluginAsyncZod {
     // ---- The agent's registration (HTTPS; admitted by an enrollment secret, identified by its key) ----
     const admit = (request: FastifyRequest, kind: 'register' | 'nonce') => {
       const secret = request.headers[ENROLLMENT_SECRET_HEADER];
-      return ctx.devices.admitEnrollment(
+      return ctx.enrollment.admitEnrollment(
         ctx.config.enrollmentSecret,
         Array.isArray(secret) ? secret[0] : secret,
         request.ip,
