@@ -20,7 +20,7 @@
  *   find it, so two requests cannot both use it.
  */
 import { randomBytes } from 'node:crypto';
-import { MESSAGES, MFA_MESSAGES, type MfaChallenge, type Session, type UserLevel } from '@lendlock/contract';
+import { MESSAGES, MFA_MESSAGES, type MfaChallenge, type UserLevel } from '@lendlock/contract';
 import type { Kysely } from 'kysely';
 import { generateSecret, generateURI, verify } from 'otplib';
 import QRCode from 'qrcode';
