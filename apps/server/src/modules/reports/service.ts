@@ -25,7 +25,8 @@ import type { RowSource } from '../../lib/xlsx-export';
 import { appendAudit } from '../audit/repository';
 import { type OpenedUpload, openUpload } from '../uploads/service';
 import { auditReportXlsx } from './export';
-import { type DateRange, sourceFor } from './sources';
+import type { DateRange } from './repository';
+import { sourceFor } from './sources';
 
 export interface ReportQuery {
   report: string;
