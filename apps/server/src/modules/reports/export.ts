@@ -1,6 +1,4 @@
-/**
- * The Audit Report By IMEI as an xlsx file (spec §9), made whole in memory (lib/xlsx.ts writes it).
- */
+/** The reports' files made whole in memory, written by lib/xlsx.ts. */
 import { Writable } from 'node:stream';
 import { type AuditResponse, auditTables } from '@lendlock/contract';
 import { writeXlsx, type XlsxCell } from '../../lib/xlsx';
