@@ -173,7 +173,7 @@ export interface PassedSecondStep {
 
 export class MfaService {
   private readonly db: Kysely<DB>;
-  readonly settings: MfaSettings;
+  private readonly settings: MfaSettings;
   private readonly throttle: ThrottleSettings;
 
   constructor(deps: { db: Kysely<DB>; settings: MfaSettings; throttle: ThrottleSettings }) {
