@@ -63,7 +63,7 @@ Changes made for these benchmarks (the code, not the benchmarks, was made faster
 - **Migration 0007**: homeData.php reads device counts kept by triggers instead of counting a million
   rows; the sweep finds its work through partial indexes instead of reading every pending command; device
   pages keep room for HOT updates.
-- **The export** writes the sheet's XML itself into archiver's zip (\`modules/reports/xlsx.ts\`, ADR 0006)
+- **The export** writes the sheet's XML itself into archiver's zip (\`lib/xlsx.ts\`, ADR 0006)
   instead of going through ExcelJS's per-cell objects: deflate (level 1) runs in zlib's thread pool
   beside the thread that reads the rows, with back-pressure from the response. A million rows: 19.8 s
   with ExcelJS in this session's first run, 10.4–12.4 s since, where ExcelJS alone takes 14.7–17 s. It

@@ -9,8 +9,9 @@ import { databaseKinds, openTestDatabase, type TestDatabase } from '../test/db';
 import { buildConfig, buildTestApp } from '../test/factories';
 import { buildApp } from './app';
 import { PUBLIC, ROUTE_POLICIES } from './authz/policies';
+import { INTERNAL_MESSAGE } from './core/errors';
 import { MissingRoutePolicyError, registerAuth } from './plugins/auth';
-import { INTERNAL_MESSAGE, registerErrorHandling } from './plugins/errors';
+import { registerErrorHandling } from './plugins/errors';
 
 describe.each(databaseKinds())('the server on %s', (kind) => {
   let database: TestDatabase;

@@ -37,7 +37,7 @@ import {
 import { appendAudit, verifyAuditChain } from './modules/audit/repository';
 import { AuditSealer } from './modules/audit/sealer';
 import { GOOGLE_STATUS_URL, refreshRevocationList } from './modules/devices/attestation-status';
-import { addEnrollmentSecret, enrollmentSecrets, revokeEnrollmentSecret } from './modules/enrollment/service';
+import { EnrollmentService } from './modules/enrollment/service';
 import { resetMfa } from './modules/mfa/service';
 import { resealSettings } from './modules/settings/secrets';
 import { createUser } from './modules/users/service';
@@ -306,8 +306,9 @@ async function enrollmentSecretCommand(
     strict: true,
   });
   const by = 'cli';
+  const enrollment = new EnrollmentService({ db });
   if (sub === 'list') {
-    for (const secret of await enrollmentSecrets(db)) {
+    for (const secret of await enrollment.enrollmentSecrets()) {
       out(
         `${secret.name}\t${secret.state}\tcreated ${secret.createdAt} by ${secret.createdBy}` +
           `${secret.expiresAt ? `\texpires ${secret.expiresAt}` : ''}` +
@@ -326,8 +327,7 @@ async function enrollmentSecretCommand(
       console.error(`--expires must be an ISO date-time such as 2027-01-31T00:00:00Z.\n${USAGE}`);
       return 2;
     }
-    const added = await addEnrollmentSecret(
-      db,
+    const added = await enrollment.addEnrollmentSecret(
       { name: name.data, expiresAt: values.expires, createdBy: by },
       { actor: { label: by } },
     );
@@ -336,7 +336,9 @@ async function enrollmentSecretCommand(
     return 0;
   }
   if (sub === 'revoke') {
-    const revoked = await revokeEnrollmentSecret(db, { name: name.data }, by, { actor: { label: by } });
+    const revoked = await enrollment.revokeEnrollmentSecret({ name: name.data }, by, {
+      actor: { label: by },
+    });
     out(ENROLLMENT_MESSAGES.secretRevoked(revoked.name));
     return 0;
   }

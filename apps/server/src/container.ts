@@ -1,8 +1,8 @@
 /**
  * The composition root: builds every service of the app in dependency order from the configuration and
  * the open database, and returns them as one fully typed object (core/context.ts `AppContext`). Services
- * are classes (state, workers, options) or a module's functions over the database bound to it
- * (core/bind.ts `bindDb`); routes and plugins receive them from here and never the database. The one
+ * are classes constructed with their dependencies (the database, options, other services); routes and
+ * plugins receive them from here and never the database. The one
  * command time to live (COMMAND_TTL) is the command service's: batches and collections read it from it.
  */
 import { randomBytes } from 'node:crypto';
@@ -11,13 +11,12 @@ import { join } from 'node:path';
 import { createNodeEnvelopeCodec } from '@lendlock/contract/node';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from './config';
-import { bindDb } from './core/bind';
 import type { Database } from './db/database';
 import { loadSecretsKey, type SecretsKey } from './lib/secrets-at-rest';
 import { anchorKey } from './modules/audit/anchor';
 import { AuditSealer } from './modules/audit/sealer';
-import { auditLog, exportAuditReport, searchAudit } from './modules/audit/service';
-import { type AuthSettings, authenticator, login, logout } from './modules/auth/service';
+import { AuditService } from './modules/audit/service';
+import { AuthService, type AuthSettings, SessionAuthenticator } from './modules/auth/service';
 import { BatchService } from './modules/batches/service';
 import { BatchWorker } from './modules/batches/worker';
 import { ChannelEndpoint } from './modules/channel/device-channel';
@@ -30,39 +29,19 @@ import { IdentityService } from './modules/devices/identity';
 import { OfflineAnnouncer } from './modules/devices/offline';
 import { type IdentityPolicy, RegistrationService } from './modules/devices/registration';
 import { DeviceService } from './modules/devices/service';
-import {
-  addEnrollmentSecret,
-  admitEnrollment,
-  enrollmentSecrets,
-  revokeEnrollmentSecret,
-} from './modules/enrollment/service';
+import { EnrollmentService } from './modules/enrollment/service';
 import { HealthService } from './modules/health/service';
-import { generateKey, updateKeyStatus, viewKeys } from './modules/keys/service';
+import { KeyService } from './modules/keys/service';
 import { LoanService } from './modules/loans/service';
+import { createMailer, type Mailer } from './modules/mail/mailer';
 import { MailOutbox } from './modules/mail/outbox';
-import {
-  confirmEnrolment,
-  mfaStatus,
-  mfaUsers,
-  resetMfa,
-  startEnrolment,
-  verifySecondStep,
-} from './modules/mfa/service';
-import type { PasswordContext } from './modules/password/service';
-import { sourceFor } from './modules/reports/sources';
+import { MfaService } from './modules/mfa/service';
+import { PasswordService } from './modules/password/service';
+import { ReportService } from './modules/reports/service';
 import { resolveSecretSetting } from './modules/settings/secrets';
-import { openUpload } from './modules/uploads/service';
-import {
-  addUser,
-  forceLogout,
-  getPermissions,
-  getUsers,
-  setUserStatus,
-  updateUser,
-} from './modules/users/service';
+import { UserService } from './modules/users/service';
 import { DEFAULT_WEBHOOK_TIMING, WebhookDelivery, type WebhookTiming } from './modules/webhooks/delivery';
 import { WebhookService } from './modules/webhooks/service';
-import { createMailer, type Mailer } from './plugins/mailer';
 import { createMetrics } from './plugins/metrics';
 
 export interface ContainerOptions {
@@ -205,16 +184,24 @@ export async function buildContainer({ config, database, log, ...options }: Cont
     failed: metrics.collectionsActionFailed,
   });
   const mail = new MailOutbox({ db, mailer, log, failed: metrics.mailFailed });
-  const password: PasswordContext = {
+  const password = new PasswordService({
     db,
     mailer,
     mail,
     publicUrl: config.publicUrl,
     passwordMinLength: config.passwordMinLength,
     log,
-    pending: new Set(),
-  };
+  });
+  // The identity services, each above what it uses: keys, users (which switch keys off), MFA, sign-in.
+  const keys = new KeyService({ db, throttle: authSettings });
+  const users = new UserService({
+    db,
+    rules: { allowedEmailDomains: config.allowedEmailDomains, passwordMinLength: config.passwordMinLength },
+  });
+  const mfa = new MfaService({ db, settings: authSettings.mfa, throttle: authSettings });
+  const auth = new AuthService({ db, settings: authSettings, mfa });
 
+  const enrollment = new EnrollmentService({ db });
   // What the app needs of the device channel once it has started (app.ts starts it).
   const channel = new ChannelEndpoint();
   const registration = new RegistrationService({
@@ -224,7 +211,7 @@ export async function buildContainer({ config, database, log, ...options }: Cont
     events: webhookDelivery,
     // The enrollment secret and the address's limits admit a registration call (modules/enrollment).
     admit: (secret, address, kind) =>
-      admitEnrollment(db, config.enrollmentSecret, secret, address, kind, {
+      enrollment.admitEnrollment(config.enrollmentSecret, secret, address, kind, {
         maxFailures: config.loginMaxFailuresPerAddress,
         maxAdmitted: config.registrationMaxPerAddress,
         windowMs: config.loginThrottleWindowMs,
@@ -279,16 +266,15 @@ export async function buildContainer({ config, database, log, ...options }: Cont
       },
     }),
     /** Who a request's credential is (plugins/auth.ts). */
-    authenticator: authenticator(db),
+    authenticator: new SessionAuthenticator({ db }),
     /** Forgot and reset password (modules/password/service.ts). */
     password,
-    // The modules whose service is a set of functions over the database, bound to it.
-    audit: bindDb(db, { searchAudit, auditLog, exportAuditReport }),
-    auth: bindDb(db, { login, logout }),
-    enrollment: bindDb(db, { enrollmentSecrets, addEnrollmentSecret, revokeEnrollmentSecret }),
-    keys: bindDb(db, { viewKeys, generateKey, updateKeyStatus }),
-    mfa: bindDb(db, { verifySecondStep, mfaStatus, startEnrolment, confirmEnrolment, mfaUsers, resetMfa }),
-    reports: bindDb(db, { sourceFor, openUpload }),
-    users: bindDb(db, { getUsers, getPermissions, addUser, updateUser, setUserStatus, forceLogout }),
+    audit: new AuditService({ db }),
+    auth,
+    enrollment,
+    keys,
+    mfa,
+    reports: new ReportService({ db }),
+    users,
   };
 }

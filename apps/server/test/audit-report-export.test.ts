@@ -9,7 +9,7 @@ import { MESSAGES, type Session } from '@lendlock/contract';
 import ExcelJS from 'exceljs';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { attachment } from '../src/modules/reports/export';
+import { attachment } from '../src/lib/attachment';
 import { databaseKinds, openTestDatabase, type TestDatabase } from './db';
 import { buildTestApp, buildUser, loginAs } from './factories';
 

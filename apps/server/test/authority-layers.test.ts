@@ -60,7 +60,7 @@ describe('authority lives in authz/ and the services', () => {
   /** Modules that take a Principal only to hand it to a service that decides, each with why. */
   const PASSES_ON: Record<string, string> = {
     'loans/demo.ts': 'seeds the demo loans through LoanService (which decides), as the given actor',
-    'auth/reauth.ts': "checks the caller's own password for keys/service.ts, which decides the act",
+    'sessions/reauth.ts': "checks the caller's own password for keys/service.ts, which decides the act",
     'collections/failures/service.ts':
       'reads a device only through collections/access.ts (`readableDevice`), which asks authz',
   };

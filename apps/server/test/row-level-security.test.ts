@@ -15,7 +15,7 @@ import { asSystem, asSystemWithin, currentTenant, withTenant } from '../src/db/t
 import { TENANT_TABLES } from '../src/db/tenant-tables';
 import type { DB } from '../src/db/types';
 import { Poller } from '../src/lib/poller';
-import { authenticator } from '../src/modules/auth/service';
+import { SessionAuthenticator } from '../src/modules/auth/service';
 import { emitEvents } from '../src/modules/webhooks/repository';
 import { registerAuth } from '../src/plugins/auth';
 import { registerErrorHandling } from '../src/plugins/errors';
@@ -353,7 +353,7 @@ describe.each(databaseKinds())('row-level security (%s)', (kind) => {
       // A route that forgot its retailer filter: every device it can read.
       probe = Fastify({ logger: false });
       registerErrorHandling(probe);
-      registerAuth(probe, authenticator(database.db), { 'GET /probe/devices': admin() });
+      registerAuth(probe, new SessionAuthenticator({ db: database.db }), { 'GET /probe/devices': admin() });
       probe.get('/probe/devices', async () => ({
         imeis: (await database.db.selectFrom('devices').select('imei1').orderBy('imei1').execute()).map(
           (d) => d.imei1,

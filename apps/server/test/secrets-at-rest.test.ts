@@ -15,7 +15,7 @@ import { buildApp } from '../src/app';
 import { SECRETS_KEY_FILE } from '../src/lib/secrets-at-rest';
 import { type AuditAnchor, anchorKey, formatAnchor } from '../src/modules/audit/anchor';
 import { AuditSealer } from '../src/modules/audit/sealer';
-import { addEnrollmentSecret } from '../src/modules/enrollment/service';
+import { EnrollmentService } from '../src/modules/enrollment/service';
 import { databaseKinds, openTestDatabase, type TestDatabase } from './db';
 import { buildConfig } from './factories';
 
@@ -93,7 +93,10 @@ describe.each(databaseKinds())('secrets at rest (%s)', (kind) => {
   });
 
   it('keeps an enrollment secret as its SHA-256 only', async () => {
-    const added = await addEnrollmentSecret(database.db, { name: 'at-rest', createdBy: 'test' });
+    const added = await new EnrollmentService({ db: database.db }).addEnrollmentSecret({
+      name: 'at-rest',
+      createdBy: 'test',
+    });
     const rows = await database.db.selectFrom('enrollment_secrets').selectAll().execute();
     expect(JSON.stringify(rows)).not.toContain(added.secret);
     expect(rows.find((r) => r.name === 'at-rest')?.secret_hash).toMatch(/^[0-9a-f]{64}$/);

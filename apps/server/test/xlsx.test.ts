@@ -7,14 +7,7 @@ import { PassThrough, Writable } from 'node:stream';
 import ExcelJS from 'exceljs';
 import { describe, expect, it } from 'vitest';
 import yauzl from 'yauzl';
-import {
-  excelSerial,
-  sheetName,
-  writeXlsx,
-  type XlsxCell,
-  xlsxWriter,
-  xmlText,
-} from '../src/modules/reports/xlsx';
+import { excelSerial, sheetName, writeXlsx, type XlsxCell, xlsxWriter, xmlText } from '../src/lib/xlsx';
 
 /** Writes `rows` and returns the file, read by a consumer that takes `delayEvery` chunks slowly. */
 async function writeFile(

@@ -1,8 +1,7 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
-import { AppError } from '../core/errors';
+import { AppError, INTERNAL_MESSAGE } from '../core/errors';
 import type { Principal } from '../core/principal';
-import { INTERNAL_MESSAGE } from '../plugins/errors';
 import { type AuthorizationCheck, registerAuthorizationCheck } from './decisions';
 import { authorize, may, mayIfFound, noObjectTouched, scopeFor } from './index';
 import { PUBLIC, signedIn as signedInAccess } from './policies';

@@ -11,7 +11,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { INTERNAL_MESSAGE } from '../plugins/errors';
+import { INTERNAL_MESSAGE } from '../core/errors';
 
 export type AuthorizationCheck = 'off' | 'log' | 'enforce';
 

@@ -4,6 +4,9 @@
  */
 import type { ErrorCode } from '@lendlock/contract';
 
+/** The message of every 5xx the server answers itself: what failed stays in the log. */
+export const INTERNAL_MESSAGE = 'Something went wrong on our side. Please try again.';
+
 export class AppError extends Error {
   constructor(
     readonly statusCode: number,

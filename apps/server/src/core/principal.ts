@@ -19,6 +19,12 @@ export interface Principal {
   readonly keyId?: number;
 }
 
+/** Who acts in a signed-in call, and from which client address (what the audit row records). */
+export interface ActorContext {
+  actor: Principal;
+  address: string;
+}
+
 declare module 'fastify' {
   interface FastifyRequest {
     principal: Principal | null;

@@ -5,9 +5,8 @@
 import type { ErrorCode } from '@lendlock/contract';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
-import { AppError } from '../core/errors';
+import { AppError, INTERNAL_MESSAGE } from '../core/errors';
 
-export const INTERNAL_MESSAGE = 'Something went wrong on our side. Please try again.';
 export const UNAVAILABLE_MESSAGE = 'The service is temporarily unavailable. Please try again shortly.';
 
 const UNAVAILABLE_CODES = new Set([

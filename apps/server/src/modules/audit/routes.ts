@@ -8,8 +8,9 @@ import {
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { RouteContext } from '../../core/context';
 import { requirePrincipal } from '../../core/principal';
+import { attachment } from '../../lib/attachment';
 import { operatorTimeZone } from '../../lib/timeZone';
-import { attachment, streamXlsx } from '../reports/export';
+import { streamXlsx } from '../../lib/xlsx-export';
 
 /**
  * The SUPERADMIN's audit log search and export (append-only; the database refuses UPDATE and DELETE),
@@ -67,7 +68,9 @@ export function auditRoutes(ctx: RouteContext): FastifyPluginAsyncZod {
       async (request, reply) => {
         const principal = requirePrincipal(request);
         const { imei1, timeZone } = request.query;
-        const { file, name } = await ctx.audit.exportAuditReport(principal, {
+        // The report as the devices service reads it for the caller; its file is the reports service's.
+        const audit = await ctx.devices.auditReport(principal, imei1);
+        const { file, name } = await ctx.reports.exportAuditReport(principal, audit, {
           imei1,
           timeZone: operatorTimeZone(ctx.config, timeZone),
           address: request.ip,

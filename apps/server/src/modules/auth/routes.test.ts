@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databaseKinds, openTestDatabase, type TestDatabase } from '../../../test/db';
 import { buildKey, buildTestApp, buildUser, loginAs, type TestUser } from '../../../test/factories';
 import { sha256Hex } from '../../lib/secrets';
-import { endUserSessions, SESSION_END } from './repository';
+import { endUserSessions, SESSION_END } from '../sessions/repository';
 
 describe.each(databaseKinds())('sign-in and sessions on %s', (kind) => {
   let database: TestDatabase;

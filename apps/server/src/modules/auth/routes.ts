@@ -16,7 +16,7 @@ export function authRoutes(ctx: RouteContext): FastifyPluginAsyncZod {
       // The session of spec §3, or the second step of an account with two-factor authentication on.
       { schema: { body: loginRequestSchema, response: { 200: loginAnswerSchema } } },
       async (request) =>
-        ctx.auth.login(ctx.authSettings, {
+        ctx.auth.login({
           identifier: request.body.email,
           password: request.body.password,
           client: request.headers[LOGIN_CLIENT_HEADER] === 'superadmin' ? 'superadmin' : 'console',

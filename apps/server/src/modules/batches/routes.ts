@@ -32,11 +32,11 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { RouteContext } from '../../core/context';
 import { AppError, badRequest, forbidden } from '../../core/errors';
 import { type Principal, requirePrincipal } from '../../core/principal';
-import { attachment } from '../reports/export';
+import { attachment } from '../../lib/attachment';
+import { type ReceivedUpload, readStored, receiveUpload, UPLOAD_MESSAGES } from '../../lib/upload';
 import { toBatchListItem, toBatchProgress, toBatchResult } from './mapper';
 import { itemSelection } from './results';
 import type { BatchRowInput } from './service';
-import { type ReceivedUpload, readStored, receiveUpload, UPLOAD_MESSAGES } from './upload';
 
 export const BATCH_MESSAGES = {
   uploaded: 'File uploaded successfully. The batch is running on the server.',

@@ -30,7 +30,7 @@ import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { RouteContext } from '../../core/context';
 import { requirePrincipal } from '../../core/principal';
-import { attachment } from '../reports/export';
+import { attachment } from '../../lib/attachment';
 
 /** Collections on autopilot (ADMIN and SUPERADMIN, a session or a key; who may change what: each aggregate's service.ts). */
 export function collectionsRoutes(ctx: RouteContext): FastifyPluginAsyncZod {

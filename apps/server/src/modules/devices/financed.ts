@@ -10,7 +10,7 @@ import { MESSAGES, parseCsvRows } from '@lendlock/contract';
 import { authorize } from '../../authz';
 import { AppError, badRequest, forbidden } from '../../core/errors';
 import type { Principal } from '../../core/principal';
-import { UPLOAD_MESSAGES } from '../batches/upload';
+import { UPLOAD_MESSAGES } from '../../lib/upload';
 
 export const FINANCED_MESSAGES = {
   noColumn: 'The CSV needs an imei1 column.',

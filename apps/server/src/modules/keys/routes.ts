@@ -24,7 +24,6 @@ export function keyRoutes(ctx: RouteContext): FastifyPluginAsyncZod {
       { schema: { body: generateKeyRequestSchema, response: { 200: generateKeyResponseSchema } } },
       async (request) => {
         const created = await ctx.keys.generateKey(
-          ctx.authSettings,
           { actor: requirePrincipal(request), address: request.ip },
           { keyName: request.body.key_name, password: request.body.password, userId: request.body.user_id },
         );

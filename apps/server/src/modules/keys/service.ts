@@ -18,15 +18,14 @@ import type { Kysely, Transaction } from 'kysely';
 import { authorize, scopeFor } from '../../authz';
 import { accountDeactivationLevel, raisesDeactivation } from '../../authz/resources/keys';
 import { AppError, forbidden, notFound } from '../../core/errors';
-import type { Principal } from '../../core/principal';
+import type { ActorContext, Principal } from '../../core/principal';
 import { inTransaction } from '../../db/transaction';
 import type { DB } from '../../db/types';
 import { randomSecret, sha256Hex } from '../../lib/secrets';
 import { appendAudit } from '../audit/repository';
-import { confirmPassword } from '../auth/reauth';
-import type { AuthSettings } from '../auth/service';
 import { BATCH_PAUSE_REASONS, pauseBatchesOf } from '../batches/service';
-import type { ActorContext } from '../users/service';
+import { confirmPassword } from '../sessions/reauth';
+import type { ThrottleSettings } from '../sessions/signIn';
 import {
   activateKey,
   type Deactivation,
@@ -65,34 +64,81 @@ export function toApiKey(row: KeyListRow): ApiKey {
   };
 }
 
-/** The keys `actor` may list (authz/resources/keys.ts `scope`: its tenant's, by level). */
-export async function viewKeys(db: Kysely<DB>, actor: Principal): Promise<ApiKey[]> {
-  return (await listKeys(db, scopeFor(actor, 'keys'))).map(toApiKey);
-}
+/** Key Management: the integrator keys a principal may list, generate and switch. */
+export class KeyService {
+  private readonly db: Kysely<DB>;
+  private readonly throttle: ThrottleSettings;
 
-export async function generateKey(
-  db: Kysely<DB>,
-  settings: AuthSettings,
-  { actor, address }: ActorContext,
-  input: { keyName: string; password: string; userId?: number | undefined },
-): Promise<{ id: number; key: string }> {
-  authorize(actor, 'keys', 'create', { owner: { id: input.userId ?? actor.userId } }, () =>
-    forbidden(KEY_MESSAGES.onlyOwn),
-  );
-  if (!(await confirmPassword(db, settings, { actor, address, action: 'key.generate' }, input.password))) {
-    throw new AppError(401, 'INVALID_CREDENTIALS', KEY_MESSAGES.wrongPassword);
+  /** `throttle`: the sign-in's limits, which the password typed again to generate a key counts under. */
+  constructor(deps: { db: Kysely<DB>; throttle: ThrottleSettings }) {
+    this.db = deps.db;
+    this.throttle = deps.throttle;
   }
-  const key = `${KEY_PREFIX}${randomSecret(32)}`;
-  const id = await insertKey(db, { name: input.keyName, hash: sha256Hex(key), userId: actor.userId });
-  await appendAudit(db, {
-    actor,
-    action: 'key.generate',
-    target: `key:${id}`,
-    address,
-    result: 'success',
-    details: { keyName: input.keyName },
-  });
-  return { id, key };
+
+  /** The keys `actor` may list (authz/resources/keys.ts `scope`: its tenant's, by level). */
+  async viewKeys(actor: Principal): Promise<ApiKey[]> {
+    return (await listKeys(this.db, scopeFor(actor, 'keys'))).map(toApiKey);
+  }
+
+  async generateKey(
+    { actor, address }: ActorContext,
+    input: { keyName: string; password: string; userId?: number | undefined },
+  ): Promise<{ id: number; key: string }> {
+    const { db } = this;
+    authorize(actor, 'keys', 'create', { owner: { id: input.userId ?? actor.userId } }, () =>
+      forbidden(KEY_MESSAGES.onlyOwn),
+    );
+    if (
+      !(await confirmPassword(db, this.throttle, { actor, address, action: 'key.generate' }, input.password))
+    ) {
+      throw new AppError(401, 'INVALID_CREDENTIALS', KEY_MESSAGES.wrongPassword);
+    }
+    const key = `${KEY_PREFIX}${randomSecret(32)}`;
+    const id = await insertKey(db, { name: input.keyName, hash: sha256Hex(key), userId: actor.userId });
+    await appendAudit(db, {
+      actor,
+      action: 'key.generate',
+      target: `key:${id}`,
+      address,
+      result: 'success',
+      details: { keyName: input.keyName },
+    });
+    return { id, key };
+  }
+
+  async updateKeyStatus(
+    { actor, address }: ActorContext,
+    input: { keyId: number; status: KeyStatus },
+  ): Promise<void> {
+    await inTransaction(this.db, async (trx) => {
+      const key = await lockKey(trx, input.keyId);
+      if (!key) throw notFound(KEY_MESSAGES.notFound);
+      authorize(actor, 'keys', 'read', keyObject(key), () => notFound(KEY_MESSAGES.notFound));
+      authorize(actor, 'keys', 'manage', keyObject(key), () => forbidden(KEY_MESSAGES.notYours));
+      if (input.status === 'inactive') {
+        const deactivation = { by: actor.userId, level: actor.userlevel, reason: 'manual' } as const;
+        // Already off at a higher level: it stays off as recorded; the request is answered as done.
+        const changed = await switchOff(trx, [key], deactivation, { actor, address });
+        if (changed.length === 0) await auditUnchanged(trx, actor, address, key);
+        return;
+      }
+      if (key.status === 'inactive') {
+        const needed = key.deactivated_by_level === 'SUPERADMIN' ? 'SUPERADMIN' : 'ADMIN';
+        authorize(actor, 'keys', 'reactivate', { deactivatedByLevel: key.deactivated_by_level }, () =>
+          forbidden(KEY_MESSAGES.reactivationNeeds(needed)),
+        );
+      }
+      await activateKey(trx, key.id);
+      await appendAudit(trx, {
+        actor,
+        action: 'key.status',
+        target: `key:${key.id}`,
+        address,
+        result: 'success',
+        details: { from: key.status, to: 'active', owner: key.owner_email },
+      });
+    });
+  }
 }
 
 /**
@@ -154,41 +200,6 @@ export async function deactivateKeysOf(
   const keys = await lockKeysOf(trx, owner.id);
   const level = accountDeactivationLevel(owner.userlevel, actor?.userlevel ?? null);
   return switchOff(trx, keys, { by: actor?.userId ?? null, level, reason }, { actor, address });
-}
-
-export async function updateKeyStatus(
-  db: Kysely<DB>,
-  { actor, address }: ActorContext,
-  input: { keyId: number; status: KeyStatus },
-): Promise<void> {
-  await inTransaction(db, async (trx) => {
-    const key = await lockKey(trx, input.keyId);
-    if (!key) throw notFound(KEY_MESSAGES.notFound);
-    authorize(actor, 'keys', 'read', keyObject(key), () => notFound(KEY_MESSAGES.notFound));
-    authorize(actor, 'keys', 'manage', keyObject(key), () => forbidden(KEY_MESSAGES.notYours));
-    if (input.status === 'inactive') {
-      const deactivation = { by: actor.userId, level: actor.userlevel, reason: 'manual' } as const;
-      // Already off at a higher level: it stays off as recorded; the request is answered as done.
-      const changed = await switchOff(trx, [key], deactivation, { actor, address });
-      if (changed.length === 0) await auditUnchanged(trx, actor, address, key);
-      return;
-    }
-    if (key.status === 'inactive') {
-      const needed = key.deactivated_by_level === 'SUPERADMIN' ? 'SUPERADMIN' : 'ADMIN';
-      authorize(actor, 'keys', 'reactivate', { deactivatedByLevel: key.deactivated_by_level }, () =>
-        forbidden(KEY_MESSAGES.reactivationNeeds(needed)),
-      );
-    }
-    await activateKey(trx, key.id);
-    await appendAudit(trx, {
-      actor,
-      action: 'key.status',
-      target: `key:${key.id}`,
-      address,
-      result: 'success',
-      details: { from: key.status, to: 'active', owner: key.owner_email },
-    });
-  });
 }
 
 /** A deactivation of a key already off at a higher level still leaves its trace. */

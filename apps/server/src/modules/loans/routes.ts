@@ -20,11 +20,11 @@ import { noObjectTouched } from '../../authz';
 import type { RouteContext } from '../../core/context';
 import { badRequest } from '../../core/errors';
 import { requirePrincipal } from '../../core/principal';
-import { type ReceivedUpload, readStored, receiveUpload, UPLOAD_MESSAGES } from '../batches/upload';
+import { type ReceivedUpload, readStored, receiveUpload, UPLOAD_MESSAGES } from '../../lib/upload';
 import { refusedRows } from './service';
 
 /**
- * A CSV upload (multipart: `file`, and text fields), received as a bulk upload is (modules/batches/upload.ts:
+ * A CSV upload (multipart: `file`, and text fields), received as a bulk upload is (lib/upload.ts:
  * its type, size and name checked, kept under DATA_DIR/incoming while it is read); `use` reads it, then the
  * file is deleted whatever happens (an import keeps its rows, not its file).
  */

@@ -12,7 +12,7 @@ import type { Kysely } from 'kysely';
 import type { Counter } from 'prom-client';
 import type { DB } from '../../db/types';
 import { Poller } from '../../lib/poller';
-import type { Mailer } from '../../plugins/mailer';
+import type { Mailer } from './mailer';
 import {
   type ClaimedMail,
   claimDueMail,

@@ -19,13 +19,12 @@ import type { RouteContext } from '../../core/context';
 import { requirePrincipal } from '../../core/principal';
 
 export function mfaRoutes(ctx: RouteContext): FastifyPluginAsyncZod {
-  const settings = ctx.authSettings.mfa;
   return async (app) => {
     app.post(
       '/api/v2/mfa/verify',
       { schema: { body: mfaVerifyRequestSchema, response: { 200: sessionSchema } } },
       async (request) =>
-        ctx.mfa.verifySecondStep(ctx.authSettings, {
+        ctx.auth.verifySecondStep({
           mfaToken: request.body.mfaToken,
           code: request.body.code,
           recoveryCode: request.body.recoveryCode,
@@ -36,20 +35,19 @@ export function mfaRoutes(ctx: RouteContext): FastifyPluginAsyncZod {
     app.get(
       '/api/v2/mfa/status',
       { schema: { response: { 200: mfaStatusResponseSchema } } },
-      async (request) => ctx.mfa.mfaStatus(settings, requirePrincipal(request)),
+      async (request) => ctx.mfa.mfaStatus(requirePrincipal(request)),
     );
 
     app.post(
       '/api/v2/mfa/enrol/start',
       { schema: { body: z.unknown().optional(), response: { 200: mfaEnrolmentResponseSchema } } },
-      async (request) => ctx.mfa.startEnrolment(settings, requirePrincipal(request), request.ip),
+      async (request) => ctx.mfa.startEnrolment(requirePrincipal(request), request.ip),
     );
 
     app.post(
       '/api/v2/mfa/enrol/confirm',
       { schema: { body: mfaConfirmRequestSchema, response: { 200: mfaConfirmResponseSchema } } },
-      async (request) =>
-        ctx.mfa.confirmEnrolment(settings, requirePrincipal(request), request.body.code, request.ip),
+      async (request) => ctx.mfa.confirmEnrolment(requirePrincipal(request), request.body.code, request.ip),
     );
 
     app.get('/api/v2/mfa/users', { schema: { response: { 200: mfaUsersResponseSchema } } }, async (request) =>

@@ -4,8 +4,9 @@
  *
  * - Sign-in: login.php checks the password as ever; for an account whose MFA is on it answers a
  *   short-lived, single-use `mfaToken` bound to the account instead of a session, and `v2/mfa/verify`
- *   exchanges it and a code for the very session answer login.php gives (auth/service.ts `openSession`).
- *   A code goes through the same throttle as a password (auth/service.ts `admitSignInAttempt`): a wrong
+ *   exchanges it and a code for the very session answer login.php gives: this service checks the code,
+ *   and the auth service opens the session (auth/service.ts `AuthService.verifySecondStep`).
+ *   A code goes through the same throttle as a password (sessions/signIn.ts `admitSignInAttempt`): a wrong
  *   one is a failed sign-in. A code is accepted once: the time step of the last accepted code is kept and
  *   only a later step passes, so a code seen over a shoulder or in a proxy log is worth nothing.
  * - Enrolment: a new secret is shown (QR code and typed key) until a code from the app confirms it, and
@@ -19,7 +20,7 @@
  *   find it, so two requests cannot both use it.
  */
 import { randomBytes } from 'node:crypto';
-import { MESSAGES, MFA_MESSAGES, type MfaChallenge, type Session, type UserLevel } from '@lendlock/contract';
+import { MESSAGES, MFA_MESSAGES, type MfaChallenge, type UserLevel } from '@lendlock/contract';
 import type { Kysely } from 'kysely';
 import { generateSecret, generateURI, verify } from 'otplib';
 import QRCode from 'qrcode';
@@ -30,8 +31,8 @@ import { inTransaction } from '../../db/transaction';
 import type { DB, UserRow } from '../../db/types';
 import { randomSecret, sha256Hex } from '../../lib/secrets';
 import { appendAudit } from '../audit/repository';
-import { endUserSessions } from '../auth/repository';
-import { type AuthSettings, admitSignInAttempt, openSession } from '../auth/service';
+import { endUserSessions, SESSION_END } from '../sessions/repository';
+import { admitSignInAttempt, type SignInAttempt, type ThrottleSettings } from '../sessions/signIn';
 import { findUserByEmail, findUserById } from '../users/repository';
 import { USER_MESSAGES, userObject } from '../users/service';
 import {
@@ -68,31 +69,6 @@ export const RECOVERY_CODE_COUNT = 10;
 
 export function mfaRequiredFor(settings: MfaSettings, level: UserLevel): boolean {
   return settings.requiredLevels.includes(level);
-}
-
-/** A session of this account must enrol before anything else (login.php's `mfa_enrolment_required`). */
-export async function mustEnrol(db: Kysely<DB>, settings: MfaSettings, user: UserRow): Promise<boolean> {
-  return mfaRequiredFor(settings, user.userlevel) && !(await hasConfirmedMfa(db, user.id));
-}
-
-/**
- * After the right password: the second step for an account whose MFA is on, null for one without (its
- * sign-in goes on as the spec has it).
- */
-export async function secondStepFor(
-  db: Kysely<DB>,
-  user: UserRow,
-  client: 'console' | 'superadmin',
-): Promise<MfaChallenge | null> {
-  if (!(await hasConfirmedMfa(db, user.id))) return null;
-  const mfaToken = randomSecret(32);
-  await insertChallenge(db, {
-    tokenHash: sha256Hex(mfaToken),
-    userId: user.id,
-    client,
-    ttlMs: CHALLENGE_TTL_MS,
-  });
-  return { status: 'mfa_required', message: MFA_MESSAGES.codePrompt, mfaToken };
 }
 
 /** The TOTP time step a code belongs to, or null when it is not a current code of the secret. */
@@ -136,186 +112,17 @@ export interface VerifyInput {
   address: string;
 }
 
-/** `v2/mfa/verify`: the second step. The answer is login.php's session answer. */
-export async function verifySecondStep(
-  db: Kysely<DB>,
-  settings: AuthSettings,
-  input: VerifyInput,
-): Promise<Session> {
-  const tokenHash = sha256Hex(input.mfaToken);
-  const challenge = await findLiveChallenge(db, tokenHash);
-  const user = challenge ? await findUserById(db, challenge.user_id) : undefined;
-  if (!challenge || !user) throw new AppError(401, 'MFA_CHALLENGE_EXPIRED', MFA_MESSAGES.challengeExpired);
-  const audit = (result: string, details?: Record<string, unknown>) =>
-    appendAudit(db, {
-      actor: { label: user.email },
-      action: 'login.mfa',
-      address: input.address,
-      result,
-      ...(details ? { details } : {}),
-    });
-
-  // The same throttle as the password, counted before the code is checked.
-  const attempt = await admitSignInAttempt(db, settings, user, user.email, input.address);
-  if (attempt.retryAfterMs !== null) {
-    await audit('throttled');
-    throw attempt.throttled();
-  }
-  // What the password step checked may have changed within the challenge's few minutes.
-  if (user.userstatus !== 'ACTIVE') {
-    await attempt.notAFailure();
-    await audit('disabled');
-    throw new AppError(403, 'ACCOUNT_DISABLED', MESSAGES.loginInactive);
-  }
-  if (challenge.client === 'superadmin' && user.userlevel !== 'SUPERADMIN') {
-    await attempt.notAFailure();
-    await audit('not superadmin');
-    throw new AppError(403, 'FORBIDDEN', MESSAGES.loginSuperadminOnly);
-  }
-  const mfa = await findMfa(db, user.id);
-  if (!mfa?.confirmed_at) {
-    // Reset since the password step: the challenge is void.
-    await attempt.notAFailure();
-    throw new AppError(401, 'MFA_CHALLENGE_EXPIRED', MFA_MESSAGES.challengeExpired);
-  }
-
-  const method = input.code !== undefined ? 'totp' : 'recovery code';
-  const secret = openSecret(settings.mfa.key, user.id, mfa.secret);
-  if (method === 'totp' && secret === null) {
-    // The server's key, not the person's guess: no failure counted.
-    await attempt.notAFailure();
-    throw unreadable();
-  }
-  const step = input.code !== undefined && secret !== null ? await matchingStep(secret, input.code) : null;
-  const typedRecovery = input.recoveryCode !== undefined ? normalisedRecoveryCode(input.recoveryCode) : null;
-  // Use the code and spend the challenge together: a request sent alongside gets neither, and a challenge
-  // that expired meanwhile leaves the code (a recovery code above all) unused.
-  const outcome = await inTransaction(db, async (trx) => {
-    if (method === 'totp') {
-      if (step === null) return 'invalid code';
-      if (!(await useTimeStep(trx, user.id, step))) return 'code reused';
-    } else if (
-      typedRecovery === null ||
-      !(await useRecoveryCode(trx, user.id, recoveryCodeHash(user.id, typedRecovery)))
-    ) {
-      return 'invalid recovery code';
-    }
-    // Thrown, not returned: the code used above is given back with the rest of the transaction.
-    if (!(await useChallenge(trx, tokenHash))) throw new ChallengeGone();
-    if (method === 'recovery code') {
-      await appendAudit(trx, {
-        actor: { label: user.email },
-        action: 'mfa.recovery.use',
-        address: input.address,
-        result: 'success',
-        details: { left: await countUnusedRecoveryCodes(trx, user.id) },
-      });
-    }
-    return 'ok';
-  }).catch(async (error: unknown) => {
-    if (!(error instanceof ChallengeGone)) throw error;
-    await attempt.notAFailure();
-    throw new AppError(401, 'MFA_CHALLENGE_EXPIRED', MFA_MESSAGES.challengeExpired);
-  });
-  if (outcome !== 'ok') {
-    // The attempt stays counted: a wrong or replayed code is a failed sign-in.
-    await audit(outcome);
-    throw new AppError(
-      401,
-      'INVALID_CREDENTIALS',
-      outcome === 'code reused' ? MFA_MESSAGES.codeReused : MFA_MESSAGES.codeInvalid,
-    );
-  }
-  await attempt.notAFailure();
-  return openSession(db, settings, user, { address: input.address, attempt, mfa: method });
-}
-
-// ---- The signed-in account's own MFA ----
-
 /** The signed-in account's own: asked of the authority module all the same (`self`). */
 function assertSelf(principal: Principal): void {
   authorize(principal, 'users', 'self', { id: principal.userId }, () => notFound(USER_MESSAGES.notFound));
 }
-
-export async function mfaStatus(db: Kysely<DB>, settings: MfaSettings, principal: Principal) {
-  assertSelf(principal);
-  const mfa = await findMfa(db, principal.userId);
-  const enabled = Boolean(mfa?.confirmed_at);
-  return {
-    status: 'success' as const,
-    enabled,
-    required: mfaRequiredFor(settings, principal.userlevel),
-    recoveryCodesLeft: enabled ? await countUnusedRecoveryCodes(db, principal.userId) : 0,
-  };
-}
-
-export async function startEnrolment(
-  db: Kysely<DB>,
-  settings: MfaSettings,
-  principal: Principal,
-  address: string,
-) {
-  assertSelf(principal);
-  const secret = generateSecret();
-  if (!(await savePendingSecret(db, principal.userId, sealSecret(settings.key, principal.userId, secret)))) {
-    throw conflict(MFA_MESSAGES.alreadyEnabled);
-  }
-  const otpauthUri = generateURI({ issuer: settings.issuer, label: principal.email, secret });
-  const svg = await QRCode.toString(otpauthUri, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
-  await appendAudit(db, { actor: principal, action: 'mfa.enrol.start', address, result: 'success' });
-  return {
-    status: 'success' as const,
-    otpauthUri,
-    qrCode: `data:image/svg+xml;base64,${Buffer.from(svg).toString('base64')}`,
-    secret: (secret.match(/.{1,4}/g) ?? []).join(' '),
-  };
-}
-
-export async function confirmEnrolment(
-  db: Kysely<DB>,
-  settings: MfaSettings,
-  principal: Principal,
-  code: string,
-  address: string,
-) {
-  assertSelf(principal);
-  const mfa = await findMfa(db, principal.userId);
-  if (mfa?.confirmed_at) throw conflict(MFA_MESSAGES.alreadyEnabled);
-  if (!mfa) throw conflict(MFA_MESSAGES.notStarted);
-  const step = await matchingStep(openedSecret(settings, principal.userId, mfa.secret), code);
-  if (step === null) {
-    await appendAudit(db, { actor: principal, action: 'mfa.enrol', address, result: 'invalid code' });
-    throw badRequest(MFA_MESSAGES.codeInvalid);
-  }
-  const codes = Array.from({ length: RECOVERY_CODE_COUNT }, newRecoveryCode);
-  await inTransaction(db, async (trx) => {
-    // The code that confirmed is used: it cannot sign in afterwards.
-    if (!(await confirmPending(trx, principal.userId, mfa.secret, step)))
-      throw conflict(MFA_MESSAGES.notStarted);
-    await replaceRecoveryCodes(
-      trx,
-      principal.userId,
-      codes.map((c) => recoveryCodeHash(principal.userId, normalisedRecoveryCode(c) ?? c)),
-    );
-    await appendAudit(trx, {
-      actor: principal,
-      action: 'mfa.enrol',
-      address,
-      result: 'success',
-      details: { recoveryCodes: RECOVERY_CODE_COUNT },
-    });
-  });
-  return { status: 'success' as const, message: MFA_MESSAGES.enabled, recoveryCodes: codes };
-}
-
-// ---- User Management ----
 
 /**
  * Resets an account's MFA (a lost phone): secret, recovery codes and open second steps go, and its
  * sessions end; it sets two-factor up again at its next sign-in. Whoever may manage the account resets
  * it (authz/resources/users.ts `manage`: its tenant, an ADMIN USERs, a SUPERADMIN anyone); another
  * tenant's account answers as an unknown one. The operator CLI passes no actor (`npm run cli -- mfa
- * reset`): the way back for the last SUPERADMIN.
+ * reset`): the way back for the last SUPERADMIN. Shared by the MFA service and the CLI.
  */
 export async function resetMfa(
   db: Kysely<DB>,
@@ -342,7 +149,7 @@ export async function resetMfa(
   }
   const sessionsEnded = await inTransaction(db, async (trx) => {
     if (!(await deleteMfa(trx, target.id))) throw conflict(MFA_MESSAGES.notSetUp);
-    const ended = await endUserSessions(trx, target.id, 'mfa reset');
+    const ended = await endUserSessions(trx, target.id, SESSION_END.mfaReset);
     await appendAudit(trx, {
       actor,
       action: 'mfa.reset',
@@ -356,7 +163,224 @@ export async function resetMfa(
   return { status: 'success' as const, message: MFA_MESSAGES.reset, sessionsEnded };
 }
 
-/** The accounts `actor` may list (its tenant's) whose MFA is on. */
-export async function mfaUsers(db: Kysely<DB>, actor: Principal) {
-  return { status: 'success' as const, userIds: await listConfirmedUserIds(db, scopeFor(actor, 'users')) };
+/** A second step whose code was right: the auth service opens its session (`AuthService.verifySecondStep`). */
+export interface PassedSecondStep {
+  user: UserRow;
+  /** The sign-in attempt the code was counted in: the session's opening ends it. */
+  attempt: SignInAttempt;
+  method: 'totp' | 'recovery code';
+}
+
+export class MfaService {
+  private readonly db: Kysely<DB>;
+  private readonly settings: MfaSettings;
+  private readonly throttle: ThrottleSettings;
+
+  constructor(deps: { db: Kysely<DB>; settings: MfaSettings; throttle: ThrottleSettings }) {
+    this.db = deps.db;
+    this.settings = deps.settings;
+    this.throttle = deps.throttle;
+  }
+
+  /** Whether the user has confirmed two-factor authentication. */
+  hasConfirmedMfa(userId: number): Promise<boolean> {
+    return hasConfirmedMfa(this.db, userId);
+  }
+
+  /** A session of this account must enrol before anything else (login.php's `mfa_enrolment_required`). */
+  async mustEnrol(user: UserRow): Promise<boolean> {
+    return mfaRequiredFor(this.settings, user.userlevel) && !(await hasConfirmedMfa(this.db, user.id));
+  }
+
+  /**
+   * After the right password: the second step for an account whose MFA is on, null for one without (its
+   * sign-in goes on as the spec has it).
+   */
+  async secondStepFor(user: UserRow, client: 'console' | 'superadmin'): Promise<MfaChallenge | null> {
+    if (!(await hasConfirmedMfa(this.db, user.id))) return null;
+    const mfaToken = randomSecret(32);
+    await insertChallenge(this.db, {
+      tokenHash: sha256Hex(mfaToken),
+      userId: user.id,
+      client,
+      ttlMs: CHALLENGE_TTL_MS,
+    });
+    return { status: 'mfa_required', message: MFA_MESSAGES.codePrompt, mfaToken };
+  }
+
+  /**
+   * `v2/mfa/verify`'s check: the challenge, the account and the code. A passed step is handed to the auth
+   * service, which opens the session and answers login.php's session answer.
+   */
+  async checkSecondStep(input: VerifyInput): Promise<PassedSecondStep> {
+    const { db, settings } = this;
+    const tokenHash = sha256Hex(input.mfaToken);
+    const challenge = await findLiveChallenge(db, tokenHash);
+    const user = challenge ? await findUserById(db, challenge.user_id) : undefined;
+    if (!challenge || !user) throw new AppError(401, 'MFA_CHALLENGE_EXPIRED', MFA_MESSAGES.challengeExpired);
+    const audit = (result: string, details?: Record<string, unknown>) =>
+      appendAudit(db, {
+        actor: { label: user.email },
+        action: 'login.mfa',
+        address: input.address,
+        result,
+        ...(details ? { details } : {}),
+      });
+
+    // The same throttle as the password, counted before the code is checked.
+    const attempt = await admitSignInAttempt(db, this.throttle, user, user.email, input.address);
+    if (attempt.retryAfterMs !== null) {
+      await audit('throttled');
+      throw attempt.throttled();
+    }
+    // What the password step checked may have changed within the challenge's few minutes.
+    if (user.userstatus !== 'ACTIVE') {
+      await attempt.notAFailure();
+      await audit('disabled');
+      throw new AppError(403, 'ACCOUNT_DISABLED', MESSAGES.loginInactive);
+    }
+    if (challenge.client === 'superadmin' && user.userlevel !== 'SUPERADMIN') {
+      await attempt.notAFailure();
+      await audit('not superadmin');
+      throw new AppError(403, 'FORBIDDEN', MESSAGES.loginSuperadminOnly);
+    }
+    const mfa = await findMfa(db, user.id);
+    if (!mfa?.confirmed_at) {
+      // Reset since the password step: the challenge is void.
+      await attempt.notAFailure();
+      throw new AppError(401, 'MFA_CHALLENGE_EXPIRED', MFA_MESSAGES.challengeExpired);
+    }
+
+    const method = input.code !== undefined ? 'totp' : 'recovery code';
+    const secret = openSecret(settings.key, user.id, mfa.secret);
+    if (method === 'totp' && secret === null) {
+      // The server's key, not the person's guess: no failure counted.
+      await attempt.notAFailure();
+      throw unreadable();
+    }
+    const step = input.code !== undefined && secret !== null ? await matchingStep(secret, input.code) : null;
+    const typedRecovery =
+      input.recoveryCode !== undefined ? normalisedRecoveryCode(input.recoveryCode) : null;
+    // Use the code and spend the challenge together: a request sent alongside gets neither, and a challenge
+    // that expired meanwhile leaves the code (a recovery code above all) unused.
+    const outcome = await inTransaction(db, async (trx) => {
+      if (method === 'totp') {
+        if (step === null) return 'invalid code';
+        if (!(await useTimeStep(trx, user.id, step))) return 'code reused';
+      } else if (
+        typedRecovery === null ||
+        !(await useRecoveryCode(trx, user.id, recoveryCodeHash(user.id, typedRecovery)))
+      ) {
+        return 'invalid recovery code';
+      }
+      // Thrown, not returned: the code used above is given back with the rest of the transaction.
+      if (!(await useChallenge(trx, tokenHash))) throw new ChallengeGone();
+      if (method === 'recovery code') {
+        await appendAudit(trx, {
+          actor: { label: user.email },
+          action: 'mfa.recovery.use',
+          address: input.address,
+          result: 'success',
+          details: { left: await countUnusedRecoveryCodes(trx, user.id) },
+        });
+      }
+      return 'ok';
+    }).catch(async (error: unknown) => {
+      if (!(error instanceof ChallengeGone)) throw error;
+      await attempt.notAFailure();
+      throw new AppError(401, 'MFA_CHALLENGE_EXPIRED', MFA_MESSAGES.challengeExpired);
+    });
+    if (outcome !== 'ok') {
+      // The attempt stays counted: a wrong or replayed code is a failed sign-in.
+      await audit(outcome);
+      throw new AppError(
+        401,
+        'INVALID_CREDENTIALS',
+        outcome === 'code reused' ? MFA_MESSAGES.codeReused : MFA_MESSAGES.codeInvalid,
+      );
+    }
+    await attempt.notAFailure();
+    return { user, attempt, method };
+  }
+
+  // ---- The signed-in account's own MFA ----
+
+  async mfaStatus(principal: Principal) {
+    assertSelf(principal);
+    const mfa = await findMfa(this.db, principal.userId);
+    const enabled = Boolean(mfa?.confirmed_at);
+    return {
+      status: 'success' as const,
+      enabled,
+      required: mfaRequiredFor(this.settings, principal.userlevel),
+      recoveryCodesLeft: enabled ? await countUnusedRecoveryCodes(this.db, principal.userId) : 0,
+    };
+  }
+
+  async startEnrolment(principal: Principal, address: string) {
+    const { db, settings } = this;
+    assertSelf(principal);
+    const secret = generateSecret();
+    if (
+      !(await savePendingSecret(db, principal.userId, sealSecret(settings.key, principal.userId, secret)))
+    ) {
+      throw conflict(MFA_MESSAGES.alreadyEnabled);
+    }
+    const otpauthUri = generateURI({ issuer: settings.issuer, label: principal.email, secret });
+    const svg = await QRCode.toString(otpauthUri, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
+    await appendAudit(db, { actor: principal, action: 'mfa.enrol.start', address, result: 'success' });
+    return {
+      status: 'success' as const,
+      otpauthUri,
+      qrCode: `data:image/svg+xml;base64,${Buffer.from(svg).toString('base64')}`,
+      secret: (secret.match(/.{1,4}/g) ?? []).join(' '),
+    };
+  }
+
+  async confirmEnrolment(principal: Principal, code: string, address: string) {
+    const { db, settings } = this;
+    assertSelf(principal);
+    const mfa = await findMfa(db, principal.userId);
+    if (mfa?.confirmed_at) throw conflict(MFA_MESSAGES.alreadyEnabled);
+    if (!mfa) throw conflict(MFA_MESSAGES.notStarted);
+    const step = await matchingStep(openedSecret(settings, principal.userId, mfa.secret), code);
+    if (step === null) {
+      await appendAudit(db, { actor: principal, action: 'mfa.enrol', address, result: 'invalid code' });
+      throw badRequest(MFA_MESSAGES.codeInvalid);
+    }
+    const codes = Array.from({ length: RECOVERY_CODE_COUNT }, newRecoveryCode);
+    await inTransaction(db, async (trx) => {
+      // The code that confirmed is used: it cannot sign in afterwards.
+      if (!(await confirmPending(trx, principal.userId, mfa.secret, step)))
+        throw conflict(MFA_MESSAGES.notStarted);
+      await replaceRecoveryCodes(
+        trx,
+        principal.userId,
+        codes.map((c) => recoveryCodeHash(principal.userId, normalisedRecoveryCode(c) ?? c)),
+      );
+      await appendAudit(trx, {
+        actor: principal,
+        action: 'mfa.enrol',
+        address,
+        result: 'success',
+        details: { recoveryCodes: RECOVERY_CODE_COUNT },
+      });
+    });
+    return { status: 'success' as const, message: MFA_MESSAGES.enabled, recoveryCodes: codes };
+  }
+
+  // ---- User Management ----
+
+  /** Resets an account's MFA (`resetMfa`). */
+  resetMfa(actor: Principal | { label: string }, email: string, address: string | null) {
+    return resetMfa(this.db, actor, email, address);
+  }
+
+  /** The accounts `actor` may list (its tenant's) whose MFA is on. */
+  async mfaUsers(actor: Principal) {
+    return {
+      status: 'success' as const,
+      userIds: await listConfirmedUserIds(this.db, scopeFor(actor, 'users')),
+    };
+  }
 }

@@ -10,13 +10,12 @@ import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { RouteContext } from '../../core/context';
 import { badRequest } from '../../core/errors';
-import { acceptForgotPassword, resetPassword } from './service';
 
 export function passwordRoutes(ctx: RouteContext): FastifyPluginAsyncZod {
   return async (app) => {
-    const passwordCtx = ctx.password;
+    const password = ctx.password;
     app.addHook('onClose', async () => {
-      await Promise.allSettled([...(passwordCtx.pending ?? [])]);
+      await Promise.allSettled([...password.pending]);
     });
     /** What a forgot-password request still has to do once its answer has been sent. */
     const afterAnswer = new WeakMap<FastifyRequest, () => Promise<void>>();
@@ -32,14 +31,14 @@ export function passwordRoutes(ctx: RouteContext): FastifyPluginAsyncZod {
           const done = work().catch((error: unknown) =>
             request.log.error({ err: error }, 'forgot-password request failed after its answer'),
           );
-          passwordCtx.pending?.add(done);
-          void done.finally(() => passwordCtx.pending?.delete(done));
+          password.pending.add(done);
+          void done.finally(() => password.pending.delete(done));
         },
       },
       async (request) => {
         const problem = validateForgotPasswordForm(request.body.email);
         if (problem) throw badRequest(problem);
-        afterAnswer.set(request, await acceptForgotPassword(passwordCtx, request.body.email, request.ip));
+        afterAnswer.set(request, await password.acceptForgotPassword(request.body.email, request.ip));
         return { status: 'success' as const, message: MESSAGES.resetLinkSent };
       },
     );
@@ -48,7 +47,7 @@ export function passwordRoutes(ctx: RouteContext): FastifyPluginAsyncZod {
       '/api/reset_password.php',
       { schema: { body: resetPasswordRequestSchema, response: { 200: statusMessageSchema } } },
       async (request) => {
-        await resetPassword(passwordCtx, request.body.token, request.body.newPassword, request.ip);
+        await password.resetPassword(request.body.token, request.body.newPassword, request.ip);
         return { status: 'success', message: MESSAGES.passwordResetSuccess };
       },
     );

@@ -12,7 +12,7 @@ import type { RouteContext } from '../../core/context';
 import { badRequest } from '../../core/errors';
 import { requirePrincipal } from '../../core/principal';
 import { operatorTimeZone } from '../../lib/timeZone';
-import { streamXlsx } from './export';
+import { streamXlsx } from '../../lib/xlsx-export';
 import { type ReportQuery, reportRequest } from './service';
 
 /** Reports and history (spec §7 downloadReports.php) and their streaming xlsx exports. */

@@ -1,6 +1,7 @@
 /**
  * The rows behind each report tab (spec §2 Reports), as pageable sources: the JSON call reads a page, the
- * xlsx export walks every row by key (keyset paging: constant memory and time per page at any size).
+ * xlsx export walks every row by key. The queries are the repository's; here each row gets the shape the
+ * API answers and the columns and cells the export writes.
  */
 import {
   type BulkHistoryRow,
@@ -10,89 +11,40 @@ import {
   type RegistrationFilter,
   type ReportTab,
 } from '@lendlock/contract';
-import { type Kysely, type SelectQueryBuilder, sql } from 'kysely';
-import type { UploadScope } from '../../authz/resources/uploads';
-import type { TenantScope } from '../../authz/tenancy';
+import type { Kysely } from 'kysely';
 import type { DB } from '../../db/types';
-import { inBatchScope } from '../batches/repository';
+import { dateTimeCells, type RowSource } from '../../lib/xlsx-export';
 import { toDeenrollRow, toRegistrationRow } from '../devices/mapper';
-import { REGISTRATION_COLUMNS } from '../devices/repository';
-import { dateTimeCells } from './export';
-
-export interface DateRange {
-  /** The operator's time zone (else REPORT_TIMEZONE): its whole days are asked for, its wall clock exported. */
-  timeZone: string;
-  /** The inclusive days asked for, as the UTC instants [start, end) (the contract's `daysInZone`). */
-  start: Date;
-  end: Date;
-  /** What the reports show (reports/service.ts asks the authority module). */
-  scope: ReportScope;
-}
-
-/** The devices whose rows the reports show, and the bulk-upload history's rows and file links. */
-export interface ReportScope {
-  devices: TenantScope;
-  uploads: UploadScope;
-}
-
-/** Devices of the scope's retailer, for `imei1 IN (…)`. */
-const retailerDevices = (db: Kysely<DB>, phone: string) =>
-  db.selectFrom('devices').select('devices.imei1').where('devices.retailer_phone', '=', phone);
-
-export interface RowSource {
-  /** Column headers of the export, and how a row becomes its cells (date-times as date cells). */
-  columns: readonly string[];
-  cells(row: Record<string, unknown>): unknown[];
-  count(): Promise<number>;
-  /** Rows after `offset` (JSON paging). */
-  page(offset: number, limit: number): Promise<Record<string, unknown>[]>;
-  /** Rows with key > `after`, by key (export). Returns the rows and the last key. */
-  after(after: number, limit: number): Promise<{ rows: Record<string, unknown>[]; last: number | null }>;
-}
-
-const range = (column: string, r: DateRange) =>
-  sql<boolean>`${sql.ref(column)} >= ${r.start} AND ${sql.ref(column)} < ${r.end}`;
+import {
+  bulkHistoryRows,
+  commandRows,
+  type DateRange,
+  deenrollRows,
+  type PagedRows,
+  registrationRows,
+} from './repository';
 
 const iso = (value: unknown) => (value ? new Date(value as string).toISOString() : '');
 
-// biome-ignore lint/suspicious/noExplicitAny: the sources share one paging helper over different tables.
-type AnyQuery = SelectQueryBuilder<DB, any, any>;
-
-function pageable(
-  query: () => AnyQuery,
-  key: string,
+/** `rows` with each row in the shape the API answers (the key stays beside it). */
+function mapped(
+  rows: PagedRows,
   map: (row: never) => Record<string, unknown>,
 ): Pick<RowSource, 'count' | 'page' | 'after'> {
   return {
-    async count() {
-      const row = await query().clearSelect().select(sql<number>`count(*)::int`.as('n')).executeTakeFirst();
-      return Number((row as { n?: number } | undefined)?.n ?? 0);
-    },
+    count: () => rows.count(),
     async page(offset, limit) {
-      const rows = await query().orderBy(sql.ref(key)).offset(offset).limit(limit).execute();
-      return rows.map((r) => map(r as never));
+      return (await rows.page(offset, limit)).map((r) => map(r as never));
     },
     async after(after, limit) {
-      const rows = await query().where(sql.ref(key), '>', after).orderBy(sql.ref(key)).limit(limit).execute();
-      const last = rows.length > 0 ? Number((rows.at(-1) as Record<string, unknown>)._key) : null;
-      return { rows: rows.map((r) => map(r as never)), last };
+      const found = await rows.after(after, limit);
+      return { rows: found.rows.map((r) => map(r as never)), last: found.last };
     },
   };
 }
 
 export function registrationSource(db: Kysely<DB>, r: DateRange, match: RegistrationFilter): RowSource {
   const at = dateTimeCells(r.timeZone);
-  const query = () => {
-    let q = db
-      .selectFrom('registrations')
-      .leftJoin('devices', 'devices.imei1', 'registrations.imei1')
-      .select(['registrations.id as _key', ...REGISTRATION_COLUMNS])
-      .where(range('registrations.created_at', r));
-    if (match !== 'ALL') q = q.where('registrations.match_status', '=', match);
-    const { retailerPhone } = r.scope.devices;
-    if (retailerPhone !== null) q = q.where('registrations.retailer_phone', '=', retailerPhone);
-    return q as AnyQuery;
-  };
   return {
     columns: [
       COLUMN_LABELS.imei1,
@@ -116,7 +68,7 @@ export function registrationSource(db: Kysely<DB>, r: DateRange, match: Registra
       row.model,
       row.command,
     ],
-    ...pageable(query, 'registrations.id', (row) => ({
+    ...mapped(registrationRows(db, r, match), (row) => ({
       ...toRegistrationRow(row),
       _key: Number((row as { _key: number })._key),
     })),
@@ -125,18 +77,10 @@ export function registrationSource(db: Kysely<DB>, r: DateRange, match: Registra
 
 export function deenrollSource(db: Kysely<DB>, r: DateRange): RowSource {
   const at = dateTimeCells(r.timeZone);
-  const query = () =>
-    db
-      .selectFrom('deenrollments')
-      .select(['id as _key', 'imei1', 'imei2', 'action', 'created_at'])
-      .where(range('created_at', r))
-      .$if(r.scope.devices.retailerPhone !== null, (q) =>
-        q.where('imei1', 'in', retailerDevices(db, r.scope.devices.retailerPhone ?? '')),
-      ) as AnyQuery;
   return {
     columns: [COLUMN_LABELS.imei1, COLUMN_LABELS.imei2, COLUMN_LABELS.action, COLUMN_LABELS.createdAt],
     cells: (row) => [row.imei1, row.imei2, row.action, at(row.createdat)],
-    ...pageable(query, 'id', (row) => ({
+    ...mapped(deenrollRows(db, r), (row) => ({
       ...toDeenrollRow(row),
       _key: Number((row as { _key: number })._key),
     })),
@@ -149,29 +93,6 @@ export function deenrollSource(db: Kysely<DB>, r: DateRange): RowSource {
  */
 export function bulkHistorySource(db: Kysely<DB>, r: DateRange, tab: ReportTab): RowSource {
   const at = dateTimeCells(r.timeZone);
-  const { rowsOf, files } = r.scope.uploads;
-  const ownerLevel = sql`(SELECT u.userlevel FROM users u WHERE u.id = batches.user_id)`;
-  const query = () =>
-    db
-      .selectFrom('batches')
-      .select([
-        'id as _key',
-        'id',
-        'created_at',
-        'stored_file',
-        'file_name',
-        'status',
-        'last_imei',
-        'remarks',
-        'paused_reason',
-        'processed',
-        'found',
-        'not_found',
-        inBatchScope(files, ownerLevel).as('file_readable'),
-      ])
-      .where('feature', '=', tab.statusOf ?? '')
-      .where(range('created_at', r))
-      .$if(rowsOf !== null, (q) => q.where('user_id', '=', rowsOf ?? 0)) as AnyQuery;
   const summary = (row: Record<string, unknown>) =>
     `processed ${row.processed as number}: found ${row.found as number}, not found ${row.not_found as number}`;
   const toRow = (row: Record<string, unknown>): BulkHistoryRow & { _key: number } => ({
@@ -209,41 +130,12 @@ export function bulkHistorySource(db: Kysely<DB>, r: DateRange, tab: ReportTab):
       row.lastimei,
       row.remarks,
     ],
-    ...pageable(query, 'id', toRow as never),
+    ...mapped(bulkHistoryRows(db, r, tab.statusOf ?? ''), toRow as never),
   };
 }
 
-/** `to_char` format of Date.prototype.toISOString (UTC, milliseconds): the API's date-times. */
-const ISO_FORMAT = 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"';
-
 export function commandSource(db: Kysely<DB>, r: DateRange, tab: ReportTab): RowSource {
   const at = dateTimeCells(r.timeZone);
-  // The rows come out of the database already in the shape of an executed-command row
-  // (toExecutedCommandRow): a million-row export formats its dates and command types in PostgreSQL,
-  // beside the writer, instead of parsing and re-formatting two dates per row in it.
-  const query = () =>
-    db
-      .selectFrom('commands')
-      .select([
-        'id as _key',
-        'id',
-        sql<string>`to_char(coalesce(completed_at, created_at) AT TIME ZONE 'UTC', ${ISO_FORMAT})`.as(
-          'date_and_time',
-        ),
-        'imei1',
-        'transaction_id as transactionId',
-        'interface',
-        'command',
-        'status',
-        'user_label as user',
-        sql<string>`coalesce(options->>'level', options->>'caseType', '')`.as('commandType'),
-        sql<string>`to_char(created_at AT TIME ZONE 'UTC', ${ISO_FORMAT})`.as('createdat'),
-      ])
-      .where('command', 'in', [...(tab.commands ?? [])])
-      .where(range('created_at', r))
-      .$if(r.scope.devices.retailerPhone !== null, (q) =>
-        q.where('imei1', 'in', retailerDevices(db, r.scope.devices.retailerPhone ?? '')),
-      ) as AnyQuery;
   return {
     columns: [
       COLUMN_LABELS.id,
@@ -269,7 +161,7 @@ export function commandSource(db: Kysely<DB>, r: DateRange, tab: ReportTab): Row
       row.commandType,
       at(row.createdat),
     ],
-    ...pageable(query, 'id', (row) => row),
+    ...mapped(commandRows(db, r, tab.commands ?? []), (row) => row),
   };
 }
 

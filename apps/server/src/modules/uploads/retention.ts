@@ -13,7 +13,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import { asSystem } from '../../db/tenant';
 import type { DB } from '../../db/types';
-import { INCOMING_DIR } from '../batches/upload';
+import { INCOMING_DIR } from '../../lib/upload';
 import { markFilesRemoved } from './repository';
 
 /** How often an instance sweeps (the retention is counted in days; an hour late is nothing). */

@@ -15,8 +15,8 @@ import { AppError, forbidden, notFound } from '../../core/errors';
 import type { Principal } from '../../core/principal';
 import type { DB } from '../../db/types';
 import { formatDuration } from '../../lib/duration';
+import { safeName } from '../../lib/upload';
 import { BATCH_AUTHORITY_MESSAGES, batchObject } from '../batches/service';
-import { safeName } from '../batches/upload';
 import { findUploadBatch } from './repository';
 
 export const UPLOAD_LINK_MESSAGES = {

@@ -15,10 +15,6 @@ import { requirePrincipal } from '../../core/principal';
 import { USER_MESSAGES } from './service';
 
 export function userRoutes(ctx: RouteContext): FastifyPluginAsyncZod {
-  const rules = {
-    allowedEmailDomains: ctx.config.allowedEmailDomains,
-    passwordMinLength: ctx.config.passwordMinLength,
-  };
   const actorOf = (request: FastifyRequest) => ({ actor: requirePrincipal(request), address: request.ip });
 
   return async (app) => {
@@ -45,7 +41,7 @@ export function userRoutes(ctx: RouteContext): FastifyPluginAsyncZod {
       { schema: { body: addUserRequestSchema, response: { 200: statusMessageSchema } } },
       async (request) => {
         const body = request.body;
-        await ctx.users.addUser(rules, actorOf(request), {
+        await ctx.users.addUser(actorOf(request), {
           email: body.email,
           phone: body.phone,
           password: body.password,
@@ -61,7 +57,7 @@ export function userRoutes(ctx: RouteContext): FastifyPluginAsyncZod {
       '/api/updateUser.php',
       { schema: { body: updateUserRequestSchema, response: { 200: statusMessageSchema } } },
       async (request) => {
-        await ctx.users.updateUser(rules, actorOf(request), request.body);
+        await ctx.users.updateUser(actorOf(request), request.body);
         return { status: 'success', message: MESSAGES.userUpdated };
       },
     );

@@ -24,15 +24,15 @@ import type { Kysely, Transaction } from 'kysely';
 import { authorize, noObjectTouched, scopeFor } from '../../authz';
 import { tenantOfNewUser, type UserObject } from '../../authz/resources/users';
 import { AppError, badRequest, conflict, forbidden, notFound } from '../../core/errors';
-import type { Principal } from '../../core/principal';
+import type { ActorContext, Principal } from '../../core/principal';
 import { inTransaction } from '../../db/transaction';
 import type { DB, UserRow } from '../../db/types';
 import { passwordProblem } from '../../lib/password-policy';
 import { hashPassword } from '../../lib/secrets';
 import { type AuditEntry, appendAudit } from '../audit/repository';
-import { endUserSessions, SESSION_END } from '../auth/repository';
 import { BATCH_PAUSE_REASONS, pauseBatchesOf } from '../batches/service';
 import { deactivateKeysOf } from '../keys/service';
+import { endUserSessions, SESSION_END } from '../sessions/repository';
 import { toConsoleUser } from './mapper';
 import {
   countOtherActiveSuperadmins,
@@ -148,47 +148,6 @@ export async function createUser(
   }
 }
 
-/** The accounts `actor` may see: its tenant's (the lender's users: every account). */
-export async function getUsers(db: Kysely<DB>, actor: Principal): Promise<ConsoleUser[]> {
-  return (await listUsers(db, scopeFor(actor, 'users'))).map(toConsoleUser);
-}
-
-/** The permission catalogue (the same for every tenant: names of screens, no account). */
-export async function getPermissions(db: Kysely<DB>) {
-  noObjectTouched('the permission catalogue');
-  return listPermissions(db);
-}
-
-export interface ActorContext {
-  actor: Principal;
-  address: string;
-}
-
-export async function addUser(
-  db: Kysely<DB>,
-  rules: UserRules,
-  { actor, address }: ActorContext,
-  input: Omit<NewUserInput, 'userlevel'> & { userlevel?: UserLevel | undefined },
-): Promise<number> {
-  const userlevel = input.userlevel ?? 'USER';
-  // A retailer's user adds accounts of its retailer only: what the request named is replaced.
-  const retailerPhone = tenantOfNewUser(actor, input.retailerPhone?.trim() || null);
-  authorize(actor, 'users', 'create', { userlevel, retailerPhone }, () =>
-    forbidden(USER_MESSAGES.levelRaise),
-  );
-  if (retailerPhone) check(validatePhone(retailerPhone));
-  const id = await createUser(db, { ...input, userlevel, retailerPhone }, rules);
-  await appendAudit(db, {
-    actor,
-    action: 'user.add',
-    target: input.email.trim(),
-    address,
-    result: 'success',
-    details: { userlevel, permissions: input.permissions, retailerPhone },
-  });
-  return id;
-}
-
 /** Runs `fn` on a locked target user found by id or email; refuses an unknown user. */
 async function withTarget<T>(
   db: Kysely<DB>,
@@ -203,114 +162,158 @@ async function withTarget<T>(
   });
 }
 
-export async function updateUser(
-  db: Kysely<DB>,
-  rules: UserRules,
-  { actor, address }: ActorContext,
-  input: {
-    id: number;
-    email: string;
-    phone: string;
-    permissions: number[];
-    userlevel?: UserLevel | undefined;
-  },
-): Promise<void> {
-  check(validateEmailDomain(input.email, rules.allowedEmailDomains));
-  check(validatePhone(input.phone));
-  await withTarget(db, { id: input.id }, async (trx, target) => {
-    const account = userObject(target);
-    assertManages(actor, account, USER_MESSAGES.notFound);
-    if (target.email.toLowerCase() !== input.email.trim().toLowerCase())
-      throw badRequest(USER_MESSAGES.emailReadOnly);
-    const userlevel = input.userlevel ?? target.userlevel;
-    const levelChanged = userlevel !== target.userlevel;
-    if (levelChanged) {
-      authorize(actor, 'users', 'changeLevel', { target: account, to: userlevel }, () =>
-        forbidden(USER_MESSAGES.levelRaise),
-      );
+/** User Management: the accounts a principal may see, add and change. */
+export class UserService {
+  private readonly db: Kysely<DB>;
+  private readonly rules: UserRules;
+
+  constructor(deps: { db: Kysely<DB>; rules: UserRules }) {
+    this.db = deps.db;
+    this.rules = deps.rules;
+  }
+
+  /** The accounts `actor` may see: its tenant's (the lender's users: every account). */
+  async getUsers(actor: Principal): Promise<ConsoleUser[]> {
+    return (await listUsers(this.db, scopeFor(actor, 'users'))).map(toConsoleUser);
+  }
+
+  /** The permission catalogue (the same for every tenant: names of screens, no account). */
+  async getPermissions() {
+    noObjectTouched('the permission catalogue');
+    return listPermissions(this.db);
+  }
+
+  async addUser(
+    { actor, address }: ActorContext,
+    input: Omit<NewUserInput, 'userlevel'> & { userlevel?: UserLevel | undefined },
+  ): Promise<number> {
+    const userlevel = input.userlevel ?? 'USER';
+    // A retailer's user adds accounts of its retailer only: what the request named is replaced.
+    const retailerPhone = tenantOfNewUser(actor, input.retailerPhone?.trim() || null);
+    authorize(actor, 'users', 'create', { userlevel, retailerPhone }, () =>
+      forbidden(USER_MESSAGES.levelRaise),
+    );
+    if (retailerPhone) check(validatePhone(retailerPhone));
+    const id = await createUser(this.db, { ...input, userlevel, retailerPhone }, this.rules);
+    await appendAudit(this.db, {
+      actor,
+      action: 'user.add',
+      target: input.email.trim(),
+      address,
+      result: 'success',
+      details: { userlevel, permissions: input.permissions, retailerPhone },
+    });
+    return id;
+  }
+
+  async updateUser(
+    { actor, address }: ActorContext,
+    input: {
+      id: number;
+      email: string;
+      phone: string;
+      permissions: number[];
+      userlevel?: UserLevel | undefined;
+    },
+  ): Promise<void> {
+    check(validateEmailDomain(input.email, this.rules.allowedEmailDomains));
+    check(validatePhone(input.phone));
+    await withTarget(this.db, { id: input.id }, async (trx, target) => {
+      const account = userObject(target);
+      assertManages(actor, account, USER_MESSAGES.notFound);
+      if (target.email.toLowerCase() !== input.email.trim().toLowerCase())
+        throw badRequest(USER_MESSAGES.emailReadOnly);
+      const userlevel = input.userlevel ?? target.userlevel;
+      const levelChanged = userlevel !== target.userlevel;
+      if (levelChanged) {
+        authorize(actor, 'users', 'changeLevel', { target: account, to: userlevel }, () =>
+          forbidden(USER_MESSAGES.levelRaise),
+        );
+        if (target.userlevel === 'SUPERADMIN' && target.userstatus === 'ACTIVE') {
+          if ((await countOtherActiveSuperadmins(trx, target.id)) === 0)
+            throw forbidden(USER_MESSAGES.lastSuperadminLevel);
+        }
+      }
+      const ids = await resolvePermissionIds(trx, input.permissions, userlevel);
+      const phone = input.phone.trim();
+      if (await phoneTakenByOther(trx, phone, target.id)) throw conflict(USER_MESSAGES.phoneTaken);
+      await updateUserRow(trx, target.id, { phone, userlevel });
+      await setUserPermissions(trx, target.id, ids);
+      // Open sessions carry the old level's screens: the user signs in again with the new one's.
+      const sessionsEnded = levelChanged
+        ? await endUserSessions(trx, target.id, SESSION_END.levelChanged)
+        : 0;
+      await appendAudit(trx, {
+        actor,
+        action: 'user.update',
+        target: target.email,
+        address,
+        result: 'success',
+        details: {
+          phone,
+          userlevel,
+          permissions: ids,
+          ...(levelChanged ? { levelFrom: target.userlevel, sessionsEnded } : {}),
+        },
+      });
+    });
+  }
+
+  async setUserStatus(
+    { actor, address }: ActorContext,
+    input: { email: string; status: UserStatus },
+  ): Promise<void> {
+    await withTarget(this.db, { email: input.email }, async (trx, target) => {
+      assertManages(actor, userObject(target), USER_MESSAGES.notFound);
+      if (input.status === 'INACTIVE' && target.userlevel === 'SUPERADMIN') {
+        if ((await countOtherActiveSuperadmins(trx, target.id)) === 0)
+          throw forbidden(USER_MESSAGES.lastSuperadmin);
+      }
+      await updateUserRow(trx, target.id, { userstatus: input.status });
+      const disabling = input.status === 'INACTIVE';
+      // Their batches pause with the disable (before their keys go, so the owner's reason is the one shown).
+      if (disabling)
+        await pauseBatchesOf(trx, { userId: target.id }, BATCH_PAUSE_REASONS.ownerDisabled, actor);
+      const ended = disabling ? await endUserSessions(trx, target.id, SESSION_END.disabled) : 0;
+      // Enabling the account again leaves its keys off: someone at the recorded level switches each back on.
+      const keysDeactivated = disabling
+        ? await deactivateKeysOf(trx, target, 'account disabled', { actor, address })
+        : [];
+      await appendAudit(trx, {
+        actor,
+        action: 'user.status',
+        target: target.email,
+        address,
+        result: 'success',
+        details: { from: target.userstatus, to: input.status, sessionsEnded: ended, keysDeactivated },
+      });
+    });
+  }
+
+  /** Ends every session of a user; with `deactivateKeys` (the console asks) also switches their keys off. */
+  async forceLogout(
+    { actor, address }: ActorContext,
+    input: { email: string; deactivateKeys?: boolean | undefined },
+  ): Promise<{ sessionsEnded: number; keysDeactivated: number[] }> {
+    return withTarget(this.db, { email: input.email }, async (trx, target) => {
+      assertManages(actor, userObject(target), USER_MESSAGES.notFound);
       if (target.userlevel === 'SUPERADMIN' && target.userstatus === 'ACTIVE') {
         if ((await countOtherActiveSuperadmins(trx, target.id)) === 0)
-          throw forbidden(USER_MESSAGES.lastSuperadminLevel);
+          throw forbidden(USER_MESSAGES.lastSuperadmin);
       }
-    }
-    const ids = await resolvePermissionIds(trx, input.permissions, userlevel);
-    const phone = input.phone.trim();
-    if (await phoneTakenByOther(trx, phone, target.id)) throw conflict(USER_MESSAGES.phoneTaken);
-    await updateUserRow(trx, target.id, { phone, userlevel });
-    await setUserPermissions(trx, target.id, ids);
-    // Open sessions carry the old level's screens: the user signs in again with the new one's.
-    const sessionsEnded = levelChanged ? await endUserSessions(trx, target.id, SESSION_END.levelChanged) : 0;
-    await appendAudit(trx, {
-      actor,
-      action: 'user.update',
-      target: target.email,
-      address,
-      result: 'success',
-      details: {
-        phone,
-        userlevel,
-        permissions: ids,
-        ...(levelChanged ? { levelFrom: target.userlevel, sessionsEnded } : {}),
-      },
+      const sessionsEnded = await endUserSessions(trx, target.id, SESSION_END.forcedLogout);
+      const keysDeactivated = input.deactivateKeys
+        ? await deactivateKeysOf(trx, target, 'forced logout', { actor, address })
+        : [];
+      await appendAudit(trx, {
+        actor,
+        action: 'user.forceLogout',
+        target: target.email,
+        address,
+        result: 'success',
+        details: { sessionsEnded, keysDeactivated },
+      });
+      return { sessionsEnded, keysDeactivated };
     });
-  });
-}
-
-export async function setUserStatus(
-  db: Kysely<DB>,
-  { actor, address }: ActorContext,
-  input: { email: string; status: UserStatus },
-): Promise<void> {
-  await withTarget(db, { email: input.email }, async (trx, target) => {
-    assertManages(actor, userObject(target), USER_MESSAGES.notFound);
-    if (input.status === 'INACTIVE' && target.userlevel === 'SUPERADMIN') {
-      if ((await countOtherActiveSuperadmins(trx, target.id)) === 0)
-        throw forbidden(USER_MESSAGES.lastSuperadmin);
-    }
-    await updateUserRow(trx, target.id, { userstatus: input.status });
-    const disabling = input.status === 'INACTIVE';
-    // Their batches pause with the disable (before their keys go, so the owner's reason is the one shown).
-    if (disabling) await pauseBatchesOf(trx, { userId: target.id }, BATCH_PAUSE_REASONS.ownerDisabled, actor);
-    const ended = disabling ? await endUserSessions(trx, target.id, SESSION_END.disabled) : 0;
-    // Enabling the account again leaves its keys off: someone at the recorded level switches each back on.
-    const keysDeactivated = disabling
-      ? await deactivateKeysOf(trx, target, 'account disabled', { actor, address })
-      : [];
-    await appendAudit(trx, {
-      actor,
-      action: 'user.status',
-      target: target.email,
-      address,
-      result: 'success',
-      details: { from: target.userstatus, to: input.status, sessionsEnded: ended, keysDeactivated },
-    });
-  });
-}
-
-/** Ends every session of a user; with `deactivateKeys` (the console asks) also switches their keys off. */
-export async function forceLogout(
-  db: Kysely<DB>,
-  { actor, address }: ActorContext,
-  input: { email: string; deactivateKeys?: boolean | undefined },
-): Promise<{ sessionsEnded: number; keysDeactivated: number[] }> {
-  return withTarget(db, { email: input.email }, async (trx, target) => {
-    assertManages(actor, userObject(target), USER_MESSAGES.notFound);
-    if (target.userlevel === 'SUPERADMIN' && target.userstatus === 'ACTIVE') {
-      if ((await countOtherActiveSuperadmins(trx, target.id)) === 0)
-        throw forbidden(USER_MESSAGES.lastSuperadmin);
-    }
-    const sessionsEnded = await endUserSessions(trx, target.id, SESSION_END.forcedLogout);
-    const keysDeactivated = input.deactivateKeys
-      ? await deactivateKeysOf(trx, target, 'forced logout', { actor, address })
-      : [];
-    await appendAudit(trx, {
-      actor,
-      action: 'user.forceLogout',
-      target: target.email,
-      address,
-      result: 'success',
-      details: { sessionsEnded, keysDeactivated },
-    });
-    return { sessionsEnded, keysDeactivated };
-  });
+  }
 }

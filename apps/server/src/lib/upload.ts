@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { MultipartFile } from '@fastify/multipart';
 import { csvFileTypeError, TEXT_MESSAGES, unstorableText } from '@lendlock/contract';
-import { AppError, badRequest } from '../../core/errors';
+import { AppError, badRequest } from '../core/errors';
 
 export const UPLOAD_MESSAGES = {
   tooLarge: 'The file is larger than the upload limit.',

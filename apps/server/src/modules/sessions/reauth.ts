@@ -10,8 +10,8 @@ import type { Principal } from '../../core/principal';
 import type { DB } from '../../db/types';
 import { verifyPassword } from '../../lib/secrets';
 import { appendAudit } from '../audit/repository';
-import { findUserById } from '../users/repository';
-import { type AuthSettings, admitSignInAttempt } from './service';
+import { findCredential } from './repository';
+import { admitSignInAttempt, type ThrottleSettings } from './signIn';
 
 /**
  * Whether `password` is the principal's own. Throws the sign-in's 429 when the account is throttled; a
@@ -19,12 +19,12 @@ import { type AuthSettings, admitSignInAttempt } from './service';
  */
 export async function confirmPassword(
   db: Kysely<DB>,
-  settings: AuthSettings,
+  settings: ThrottleSettings,
   who: { actor: Principal; address: string; action: string },
   password: string,
 ): Promise<boolean> {
   const { actor, address, action } = who;
-  const user = await findUserById(db, actor.userId);
+  const user = await findCredential(db, actor.userId);
   // The buckets of a sign-in by this user from this address: one rule, the sign-in's own.
   const admitted = await admitSignInAttempt(db, settings, user, actor.email, address);
   if (admitted.retryAfterMs !== null) {

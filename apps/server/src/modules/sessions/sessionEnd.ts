@@ -1,6 +1,6 @@
 /**
  * Why a console session stopped working (issue 17.5), for the 401 `plugins/auth.ts` answers with it (asked
- * through service.ts `authenticator`).
+ * through auth/service.ts `Authenticator`).
  */
 import type { SessionEndReason } from '@lendlock/contract';
 import type { Kysely } from 'kysely';
