@@ -40,7 +40,8 @@ describe.each(databaseKinds())('user management on %s', (kind) => {
     permissions: await database.db
       .selectFrom('user_permissions')
       .selectAll()
-      .orderBy(['user_id', 'permission_id'])
+      .orderBy('user_id')
+      .orderBy('permission_id')
       .execute(),
     liveSessions: await database.db
       .selectFrom('sessions')
