@@ -8,15 +8,15 @@ import { MESSAGES } from '@lendlock/contract';
 import type { FastifyInstance } from 'fastify';
 import type { KyselyPlugin } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { databaseKinds, openTestDatabase, type TestDatabase } from '../../../test/db';
-import { buildConfig, buildUser } from '../../../test/factories';
-import { buildApp } from '../../app';
-import { MAX_RESET_MAILS } from './service';
+import { buildApp } from '../src/app';
+import { MAX_RESET_MAILS } from '../src/modules/password/service';
+import { databaseKinds, openTestDatabase, type TestDatabase } from './db';
+import { buildConfig, buildUser } from './factories';
 
 /** While `gate` is set, the account lookup of a forgot-password request waits for it. */
 const lookup = vi.hoisted(() => ({ gate: undefined as Promise<void> | undefined }));
-vi.mock('../users/repository', async (original) => {
-  const real = await original<typeof import('../users/repository')>();
+vi.mock('../src/modules/users/repository', async (original) => {
+  const real = await original<typeof import('../src/modules/users/repository')>();
   return {
     ...real,
     findUserByEmail: async (...args: Parameters<typeof real.findUserByEmail>) => {

@@ -22,12 +22,12 @@ import {
 } from '@lendlock/contract';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { databaseKinds, openTestDatabase, type TestDatabase } from '../../../test/db';
-import { type DeviceServer, randomProfile, registerProfile, startDeviceServer } from '../../../test/devices';
-import { buildUser, loginAs } from '../../../test/factories';
-import { imeiCsv, multipart } from '../../../test/multipart';
-import { RESULT_MESSAGES } from './results';
-import { BATCH_AUTHORITY_MESSAGES } from './service';
+import { RESULT_MESSAGES } from '../src/modules/batches/results';
+import { BATCH_AUTHORITY_MESSAGES } from '../src/modules/batches/service';
+import { databaseKinds, openTestDatabase, type TestDatabase } from './db';
+import { type DeviceServer, randomProfile, registerProfile, startDeviceServer } from './devices';
+import { buildUser, loginAs } from './factories';
+import { imeiCsv, multipart } from './multipart';
 
 const OURS = '9555555555';
 const THEIRS = '9666666666';

@@ -1,9 +1,9 @@
 import { type ApiKey, type ConsoleUser, KEY_MESSAGES, MESSAGES, type Session } from '@lendlock/contract';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { databaseKinds, openTestDatabase, type TestDatabase } from '../../../test/db';
-import { buildTestApp, buildUser, loginAs, type TestUser } from '../../../test/factories';
-import { USER_MESSAGES } from './service';
+import { USER_MESSAGES } from '../src/modules/users/service';
+import { databaseKinds, openTestDatabase, type TestDatabase } from './db';
+import { buildTestApp, buildUser, loginAs, type TestUser } from './factories';
 
 describe.each(databaseKinds())('user management on %s', (kind) => {
   let database: TestDatabase;
@@ -40,7 +40,8 @@ describe.each(databaseKinds())('user management on %s', (kind) => {
     permissions: await database.db
       .selectFrom('user_permissions')
       .selectAll()
-      .orderBy(['user_id', 'permission_id'])
+      .orderBy('user_id')
+      .orderBy('permission_id')
       .execute(),
     liveSessions: await database.db
       .selectFrom('sessions')

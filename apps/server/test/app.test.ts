@@ -5,13 +5,13 @@ import { dayInTimeZone, validateNotifyCsv } from '@lendlock/contract';
 import type { FastifyInstance } from 'fastify';
 import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { databaseKinds, openTestDatabase, type TestDatabase } from '../test/db';
-import { buildConfig, buildTestApp } from '../test/factories';
-import { buildApp } from './app';
-import { PUBLIC, ROUTE_POLICIES } from './authz/policies';
-import { INTERNAL_MESSAGE } from './core/errors';
-import { MissingRoutePolicyError, registerAuth } from './plugins/auth';
-import { registerErrorHandling } from './plugins/errors';
+import { buildApp } from '../src/app';
+import { PUBLIC, ROUTE_POLICIES } from '../src/authz/policies';
+import { INTERNAL_MESSAGE } from '../src/core/errors';
+import { MissingRoutePolicyError, registerAuth } from '../src/plugins/auth';
+import { registerErrorHandling } from '../src/plugins/errors';
+import { databaseKinds, openTestDatabase, type TestDatabase } from './db';
+import { buildConfig, buildTestApp } from './factories';
 
 describe.each(databaseKinds())('the server on %s', (kind) => {
   let database: TestDatabase;

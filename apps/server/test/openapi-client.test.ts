@@ -12,11 +12,11 @@ import { promisify } from 'node:util';
 import type { FastifyInstance } from 'fastify';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openTestDatabase, type TestDatabase } from '../../test/db';
-import { buildKey, buildTestApp, buildUser, type TestUser } from '../../test/factories';
-import { OPENAPI_FILE } from '../openapi';
+import { OPENAPI_FILE } from '../src/openapi';
+import { openTestDatabase, type TestDatabase } from './db';
+import { buildKey, buildTestApp, buildUser, type TestUser } from './factories';
 
-const ROOT = fileURLToPath(new URL('../../../..', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 
 /** The integrator's code: typed by the generated `paths`, nothing written by hand about the API. */
 const CLIENT = `

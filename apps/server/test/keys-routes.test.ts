@@ -1,9 +1,9 @@
 import { type ApiKey, KEY_MESSAGES, MESSAGES, type Session } from '@lendlock/contract';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { databaseKinds, openTestDatabase, type TestDatabase } from '../../../test/db';
-import { buildTestApp, buildUser, loginAs, type TestUser } from '../../../test/factories';
-import { sha256Hex } from '../../lib/secrets';
+import { sha256Hex } from '../src/lib/secrets';
+import { databaseKinds, openTestDatabase, type TestDatabase } from './db';
+import { buildTestApp, buildUser, loginAs, type TestUser } from './factories';
 
 describe.each(databaseKinds())('key management on %s', (kind) => {
   let database: TestDatabase;
@@ -66,7 +66,7 @@ describe.each(databaseKinds())('key management on %s', (kind) => {
     expect((await call(key, 'POST', '/api/logout.php')).statusCode).toBe(401);
     // ... and it carries its creator's rights: a USER's key cannot reach user management.
     expect((await call(key, 'GET', '/api/getUsers.php')).statusCode).toBe(401);
-    const { findPrincipalByKey } = await import('../auth/repository');
+    const { findPrincipalByKey } = await import('../src/modules/auth/repository');
     const principal = await findPrincipalByKey(database.db, key);
     expect(principal).toMatchObject({ credential: 'key', userId: user.id, userlevel: 'USER', keyId: id });
     // A call the key may make records its use.

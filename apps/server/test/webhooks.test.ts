@@ -2,13 +2,18 @@ import { MESSAGES, type Session, WEBHOOK_MESSAGES } from '@lendlock/contract';
 import { waitUntil } from '@lendlock/testkit';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { databaseKinds, fingerprint, openTestDatabase, type TestDatabase } from '../../../test/db';
-import { buildTestApp, buildUser, loginAs } from '../../../test/factories';
-import { Receiver } from '../../../test/webhook-receiver';
-import { seal, unseal } from '../../lib/sealed';
-import { OfflineAnnouncer } from '../devices/offline';
-import { checkWebhookUrl, guardedLookup, isPublicAddress } from './address';
-import { DEFAULT_WEBHOOK_TIMING, retryDelayMs, WebhookDelivery, type WebhookTiming } from './delivery';
+import { seal, unseal } from '../src/lib/sealed';
+import { OfflineAnnouncer } from '../src/modules/devices/offline';
+import { checkWebhookUrl, guardedLookup, isPublicAddress } from '../src/modules/webhooks/address';
+import {
+  DEFAULT_WEBHOOK_TIMING,
+  retryDelayMs,
+  WebhookDelivery,
+  type WebhookTiming,
+} from '../src/modules/webhooks/delivery';
+import { databaseKinds, fingerprint, openTestDatabase, type TestDatabase } from './db';
+import { buildTestApp, buildUser, loginAs } from './factories';
+import { Receiver } from './webhook-receiver';
 
 /** How long the outage test keeps its receiver down (WEBHOOK_OUTAGE_SECONDS, default 60). */
 const WEBHOOK_OUTAGE_MS = Number(process.env.WEBHOOK_OUTAGE_SECONDS ?? 60) * 1000;

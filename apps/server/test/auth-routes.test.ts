@@ -10,10 +10,10 @@ import { createNodeEnvelopeCodec } from '@lendlock/contract/node';
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { databaseKinds, openTestDatabase, type TestDatabase } from '../../../test/db';
-import { buildKey, buildTestApp, buildUser, loginAs, type TestUser } from '../../../test/factories';
-import { sha256Hex } from '../../lib/secrets';
-import { endUserSessions, SESSION_END } from '../sessions/repository';
+import { sha256Hex } from '../src/lib/secrets';
+import { endUserSessions, SESSION_END } from '../src/modules/sessions/repository';
+import { databaseKinds, openTestDatabase, type TestDatabase } from './db';
+import { buildKey, buildTestApp, buildUser, loginAs, type TestUser } from './factories';
 
 describe.each(databaseKinds())('sign-in and sessions on %s', (kind) => {
   let database: TestDatabase;

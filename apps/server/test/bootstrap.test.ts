@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
-import { databaseKinds, openTestDatabase, type TestDatabase } from '../test/db';
-import { buildConfig, buildTestApp, loginAs } from '../test/factories';
-import { bootstrap, credentialsLine, DEMO_USER_PERMISSIONS } from './bootstrap';
+import { bootstrap, credentialsLine, DEMO_USER_PERMISSIONS } from '../src/bootstrap';
+import { databaseKinds, openTestDatabase, type TestDatabase } from './db';
+import { buildConfig, buildTestApp, loginAs } from './factories';
 
 describe.each(databaseKinds())('first start on an empty %s database', (kind) => {
   let database: TestDatabase | undefined;

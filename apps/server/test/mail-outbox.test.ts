@@ -9,11 +9,11 @@ import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { databaseKinds, openTestDatabase, type TestDatabase } from '../../../test/db';
-import { buildConfig, buildUser } from '../../../test/factories';
-import { buildApp } from '../../app';
-import type { Config } from '../../config';
-import { isPermanentMailError, retryDelayMs } from './outbox';
+import { buildApp } from '../src/app';
+import type { Config } from '../src/config';
+import { isPermanentMailError, retryDelayMs } from '../src/modules/mail/outbox';
+import { databaseKinds, openTestDatabase, type TestDatabase } from './db';
+import { buildConfig, buildUser } from './factories';
 
 interface Received {
   to: string;

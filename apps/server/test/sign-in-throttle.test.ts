@@ -7,10 +7,10 @@
 import { ENROLLMENT_SECRET_HEADER, MESSAGES } from '@lendlock/contract';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { databaseKinds, openTestDatabase, type TestDatabase } from '../../../test/db';
-import { TEST_ENROLLMENT_SECRET } from '../../../test/devices';
-import { buildTestApp, buildUser, type TestUser } from '../../../test/factories';
-import { REGISTRATION_MESSAGES } from '../enrollment/service';
+import { REGISTRATION_MESSAGES } from '../src/modules/enrollment/service';
+import { databaseKinds, openTestDatabase, type TestDatabase } from './db';
+import { TEST_ENROLLMENT_SECRET } from './devices';
+import { buildTestApp, buildUser, type TestUser } from './factories';
 
 describe.each(databaseKinds())('sign-in throttling on %s', (kind) => {
   let database: TestDatabase;

@@ -3,8 +3,8 @@ import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { databaseKinds, openTestDatabase, type TestDatabase } from '../../../test/db';
-import { buildTestApp, buildUser, loginAs } from '../../../test/factories';
+import { databaseKinds, openTestDatabase, type TestDatabase } from './db';
+import { buildTestApp, buildUser, loginAs } from './factories';
 
 interface Received {
   to: string;

@@ -12,9 +12,9 @@ import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { generate } from 'otplib';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { databaseKinds, openTestDatabase, type TestDatabase } from '../../../test/db';
-import { buildTestApp, buildUser, type TestUser } from '../../../test/factories';
-import { sealSecret } from './secret';
+import { sealSecret } from '../src/modules/mfa/secret';
+import { databaseKinds, openTestDatabase, type TestDatabase } from './db';
+import { buildTestApp, buildUser, type TestUser } from './factories';
 
 let addresses = 0;
 /** A client address of its own (and a network of its own), so one test's failures never throttle another. */
