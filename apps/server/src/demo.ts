@@ -1,5 +1,5 @@
 /**
- * The demo of design.md §6: on the embedded database, a simulated fleet runs in-process so every screen
+ * The demo: on the embedded database, a simulated fleet runs in-process so every screen
  * has real data and every command gets a real acknowledgement. On the first start (empty database) it also
  * lays down a few weeks of history — registrations, de-enrollments, releases, commands of every kind —
  * through the same services the console uses, then spreads their dates over the past weeks.

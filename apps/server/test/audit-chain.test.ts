@@ -1,5 +1,5 @@
 /**
- * The audit log stays append-only and tamper-evident (issue 20 points 1 and 2): triggers that fire ALWAYS,
+ * The audit log stays append-only and tamper-evident: triggers that fire ALWAYS,
  * a hash chain sealed in the background and verified from the first link, and a search that counts no
  * further than AUDIT_COUNT_CAP.
  */

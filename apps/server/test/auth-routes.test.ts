@@ -31,7 +31,7 @@ describe.each(databaseKinds())('sign-in and sessions on %s', (kind) => {
   const post = (payload: unknown, headers: Record<string, string> = {}) =>
     app.inject({ method: 'POST', url: '/api/login.php', payload: payload as object, headers });
 
-  it('signs a user in by email and returns the session fields of spec §3', async () => {
+  it('signs a user in by email and returns the session fields login.php answers', async () => {
     const user = await buildUser(database, {
       permissions: ['lockDevice', 'reports'],
       retailerPhone: '9876500000',
@@ -270,7 +270,7 @@ describe.each(databaseKinds())('sign-in and sessions on %s', (kind) => {
     expect(rows.map((r) => r.permission_name)).toEqual([...PERMISSION_NAMES]);
   });
 
-  describe('a 401 of a session that ended says why (issue 17.5)', () => {
+  describe('a 401 of a session that ended says why', () => {
     const home = (token: string) =>
       app.inject({ method: 'GET', url: '/api/homeData.php', headers: { 'x-api-key': token } });
     const hashOf = (token: string) => sha256Hex(token);

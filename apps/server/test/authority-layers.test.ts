@@ -1,6 +1,6 @@
 /**
- * Who decides (issue 26; docs/ARCHITECTURE.md "routes declare, validate and delegate; services decide;
- * repositories hold SQL"): no route and no repository decides an object's authority on its own. Only
+ * Who decides (docs/ARCHITECTURE.md § `apps/server/src`: routes declare, validate and call a service;
+ * services hold the rules; repositories hold the queries): no route and no repository decides an object's authority on its own. Only
  * apps/server/src/authz/** and the services (asking authz) read the caller's tenant, compare a row's
  * tenant, or weigh levels and permissions. A pure scan of the source: no database.
  */

@@ -1,6 +1,6 @@
 /**
- * Authority over batches when their owner loses standing (issue "Only the right person changes a
- * phone", points 2 and 3): a disabled user's, or a deactivated key's, batches pause at once with the
+ * Authority over batches when their owner loses standing (only the right person changes a
+ * phone): a disabled user's, or a deactivated key's, batches pause at once with the
  * reason on the resume card and in the Reports history, and no command is issued for them after the
  * disable; a disable racing a chunk cannot let the chunk through after it commits; the rules of resume.
  *

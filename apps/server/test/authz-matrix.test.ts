@@ -164,7 +164,7 @@ describe.each(databaseKinds())('the authorization matrix on %s', (kind) => {
 });
 
 /**
- * Authority by owner and level (issue "Only the right person changes a phone"): the route table lets a
+ * Authority by owner and level (only the right person changes a phone): the route table lets a
  * caller reach cancelCommand, the batch controls and the history calls; the object decides the rest.
  * Each row is {who issued or owns it, who calls} → allowed, or refused with its message, every refusal
  * leaving commands, devices, batches and their rows as they were, with one 'refused' audit row for a

@@ -1,5 +1,5 @@
 /**
- * Issue 17.2 and 17.3 on the server: why a row is not found, and batches found again.
+ * Why a row is not found, and batches found again, on the server:
  * - A single command says why it is refused (released, de-enrolled, no device registered); a retailer's
  *   user hears the plain 'not found' for another retailer's device and an unknown IMEI alike.
  * - `/api/v2/batches` lists the batches a caller may read (their own; ADMIN and SUPERADMIN also those of

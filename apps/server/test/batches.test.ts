@@ -374,7 +374,7 @@ describe.each(databaseKinds())('batches on %s', (kind) => {
       expect(await second.step()).toBe(true);
       expect((await progress(batchId)).processed).toBe(150);
       await second.stop();
-      // With no instance left, the lease lapses and the operator resumes the batch (spec §4.4).
+      // With no instance left, the lease lapses and the operator resumes the batch (Process).
       await sql`UPDATE batches SET lease_until = now() - interval '1 second' WHERE id = ${batchId}`.execute(
         suite.database.db,
       );

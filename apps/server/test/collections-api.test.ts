@@ -1,6 +1,6 @@
 /**
- * Collections on autopilot, the API (README § Collections on autopilot): who may change the policy (a
- * SUPERADMIN; an ADMIN is refused with a clear message and nothing changes), its versions and audit rows,
+ * Collections on autopilot, the API (docs/features.md § Collections on autopilot): who may change the policy
+ * (a SUPERADMIN; an ADMIN is refused with a clear message and nothing changes), its versions and audit rows,
  * the kill switch (stopping is anyone's, resuming a SUPERADMIN's; a retailer's user neither), holds and the
  * plan scoped to a retailer's devices, and bad input answered 400 with nothing changed.
  */

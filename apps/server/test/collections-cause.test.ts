@@ -1,5 +1,5 @@
 /**
- * Issue 25, points 2 and 3: whose a lock is, and an operator's decision.
+ * Whose a lock is, and an operator's decision.
  *
  * - A phone locked by collections, formatted and registered again, is locked again by the reconcile; the
  *   lock is still collections' own, so the payment that clears the arrears unlocks it.

@@ -1,5 +1,5 @@
 /**
- * A failed automated action is retried and seen (issue 25 point 4): a device whose locks always fail gets
+ * A failed automated action is retried and seen: a device whose locks always fail gets
  * its LOCK retried after 5, 15 and 45 minutes (4 attempts in all), then the action is FAILED; each failed
  * attempt is counted (`lendlock_collections_failed_total`), announced by webhook
  * (`collections.action.failed`), shown in Today's Plan (Retrying, then Failed, not Done) and in the device's

@@ -1,5 +1,5 @@
 /**
- * The simulated month (issue 19 point 5): a demo-like fleet of simulated devices with loans, the policy of a
+ * The simulated month: a demo-like fleet of simulated devices with loans, the policy of a
  * lender in Asia/Kolkata, and the engine's clock advanced day by day. Reminders go out on the right days in
  * the lender's zone (at 09:15 IST, inside the quiet hours if read as UTC), locks after the grace period,
  * an unlock on the payment that clears the arrears (the watcher's next poll), a release at the last

@@ -1,5 +1,5 @@
 /**
- * The release approval queue answers truly (issue 25 point 8): with more releases awaiting approval than
+ * The release approval queue answers truly: with more releases awaiting approval than
  * a list shows (500), approving the oldest answers 200 with the release as the database now holds it, and
  * the API's release states are the database's, read by one mapping: an automatic release is not shown
  * as approved, a release the pipeline refused is not shown as still awaiting approval.

@@ -1,5 +1,5 @@
 /**
- * The kill switch stops harm, not relief (issue 25 point 6): while collections are stopped the daily run
+ * The kill switch stops harm, not relief: while collections are stopped the daily run
  * sends no reminder or lock, but a payment that clears a locked device's arrears still unlocks it, a paid
  * loan is still released (automatically, or queued and approved by an operator), and turning the switch
  * on cancels the queued reminders and locks, not a queued unlock. Checked on the simulated devices (what

@@ -1,5 +1,5 @@
 /**
- * Two instances never deadlock (issue 25 point 7): the payment watchers of two servers, each on its own
+ * Two instances never deadlock: the payment watchers of two servers, each on its own
  * connection pool to one PostgreSQL database, polling as fast as they can while 3,000 payments arrive in
  * batches of 100 (an upload). Deadlocks are counted as PostgreSQL counts them (pg_stat_database.deadlocks
  * of the test database) and as the watchers see them (error 40P01): none. Every payment is looked at: the

@@ -1,6 +1,6 @@
 /**
- * Issue 17.7: a de-enrolled device keeps nothing pending, and device action ALL is a batch without a
- * file (interface B). Issue 16: commands.priority says which work goes first (single 2, batch and ALL 0).
+ * A de-enrolled device keeps nothing pending, and device action ALL is a batch without a
+ * file (interface B). commands.priority says which work goes first (single 2, batch and ALL 0).
  */
 import { DEVICE_ACTION_SUCCESS } from '@lendlock/contract';
 import { describe, expect, it, vi } from 'vitest';

@@ -1,5 +1,7 @@
 /**
- * Every single-device command through the spec's calls, to simulated devices, with the rules of issue 5.
+ * Every single-device command through the spec's calls, to simulated devices, with their rules: the
+ * screen's permission, the caller's own name, a retailer's own devices, the interface that sent it, and the
+ * device action for a SUPERADMIN only.
  */
 import {
   COMMAND_DEFINITIONS,

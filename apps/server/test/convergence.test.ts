@@ -1,5 +1,5 @@
 /**
- * The device loop converges (issue 25 point 11): a few seeded interleavings per stack of operator commands,
+ * The device loop converges: a few seeded interleavings per stack of operator commands,
  * batches, collections runs, payments and their reversals, holds, failing devices,
  * re-enrolment, devices offline and online, broker restarts and server SIGKILLs (harness.ts), then the four
  * invariants after quiescence. The seed comes from CONVERGENCE_SEED (a failing run's seed replays it) or is

@@ -1,5 +1,5 @@
 /**
- * Two database roles on PostgreSQL (issue 20 point 1): migrations run as an owner role, the application as
+ * Two database roles on PostgreSQL: migrations run as an owner role, the application as
  * a role that owns nothing. The application's role works (sign-in, audit rows, sealing, search) and
  * cannot silence the audit log: no UPDATE, DELETE or TRUNCATE, no disabling or dropping its triggers, no
  * session_replication_role. Throwaway roles and a throwaway database, dropped at the end.

@@ -1,9 +1,9 @@
 /**
- * Issue 17.7 (the demo part): the demo's invented history is chronological for every device. Seeded as
+ * The demo's invented history is chronological for every device. Seeded as
  * `npm start` seeds it (a small fleet), every device's first registration comes before its commands,
  * its commands keep the order they were issued in, a de-enrollment comes after the Formatted Device
  * command that caused it and no command is dated after it, a release comes after its Release command,
- * and a re-registration comes after the de-enrollment. Issue 25.10: every invented row agrees with the
+ * and a re-registration comes after the de-enrollment. Every invented row agrees with the
  * device's records: a Formatted Device command is at its de-enrollment, the commands it cancelled are
  * settled then, nothing happens to the device until it registers again, and a release is recorded when
  * its Release command is executed.
@@ -189,7 +189,7 @@ describe('the demo history', () => {
     expect(problems).toEqual([]);
   });
 
-  // Issue 25.10: every invented row agrees with the device's de-enrollment, registration and release
+  // Every invented row agrees with the device's de-enrollment, registration and release
   // records, as the real sequence made them (the Formatted Device command de-enrolls the device at once).
   it("agrees with every device's de-enrollment, registration and release records", async () => {
     const registrations = await database.db

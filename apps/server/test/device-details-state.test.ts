@@ -1,5 +1,5 @@
 /**
- * Issue 25.10: Device Details tells the truth about a device's state. Each setting's standing in the
+ * Device Details tells the truth about a device's state. Each setting's standing in the
  * device details answer (contract settingStandings): an enrolled device's setting is PENDING until the
  * device reports it, then IN_EFFECT; a de-enrolled (formatted) device has nothing pending (its commands
  * were cancelled, its agent is gone) and what it must have again is ON_REGISTRATION, re-applied when it

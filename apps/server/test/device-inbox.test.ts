@@ -1,5 +1,5 @@
 /**
- * Issue 25.9: the device inbox applies acknowledgements, states and presence one way. A flush that fails
+ * The device inbox applies acknowledgements, states and presence one way. A flush that fails
  * for one bad message is applied again one message at a time, each as a flush of its own (the same
  * set-based statements, the same device lock order), so the others converge and only the bad one fails.
  */
@@ -56,7 +56,7 @@ describe.each(databaseKinds())('the device inbox on %s', (kind) => {
     expect(settled.map((s) => s.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
 
     expect(await commandRow(lockA.transactionId)).toMatchObject({ status: 'EXECUTED', result: null });
-    // The same rules as a flush of many: a's acknowledgement proves it online (issue 25.1).
+    // The same rules as a flush of many: a's acknowledgement proves it online.
     expect(await deviceRow(a.imei)).toMatchObject({ online: true, reported_state: lockedState });
     // The bad acknowledgement changed nothing: b stays offline.
     expect(await commandRow(alarmB.transactionId)).toMatchObject({ status: 'QUEUED', completed_at: null });

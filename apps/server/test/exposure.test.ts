@@ -1,5 +1,5 @@
 /**
- * Metrics and API docs are not public by accident (issue 20.5): listening beyond loopback needs a
+ * Metrics and API docs are not public by accident: listening beyond loopback needs a
  * METRICS_TOKEN (or METRICS_PUBLIC=on), and API_DOCS=off takes Swagger UI away.
  */
 import { spawnSync } from 'node:child_process';

@@ -1,5 +1,5 @@
 /**
- * The layers the build checks (issue 27; docs/ARCHITECTURE.md "Layers"): routes declare, validate and
+ * The layers the build checks (docs/ARCHITECTURE.md § `apps/server/src`): routes declare, validate and
  * call services; services hold the rules and transactions; repositories hold SQL. A plain scan of the
  * import lines of apps/server/src (no database, no bundler): each rule names the files it binds and what
  * they may or may not import, and a break names the file, the import and the rule.
@@ -132,7 +132,7 @@ function sources(): Map<string, string> {
   return new Map(filesUnder(SRC).map((file) => [relative(SRC, file), readFileSync(file, 'utf8')]));
 }
 
-describe('layers (issue 27)', () => {
+describe('layers', () => {
   it('every file of apps/server/src keeps its layer', () => {
     const found = layerViolations(sources()).map((v) => `${v.file}: ${v.rule}: ${v.detail}`);
     expect(found).toEqual([]);

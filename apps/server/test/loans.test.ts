@@ -1,5 +1,5 @@
 /**
- * Loans and payments (issue 19 point 1; README § Loans and payments), through the API on PGlite and
+ * Loans and payments (docs/features.md § Loans and payments), through the API on PGlite and
  * PostgreSQL: the import (JSON and CSV; all or none; the same loan again changes nothing; a different
  * schedule only with `replace`, its payments applied again), payments (oldest instalment first, PAID at
  * the last, credit beyond; idempotent by payment_ref, also when the same payment is posted twice at once;

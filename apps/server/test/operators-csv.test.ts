@@ -1,5 +1,5 @@
 /**
- * Issue 17, points 4, 6 and 9 on the server: a Notify batch follows the single form's date rule against
+ * Operators' uploads on the server: a Notify batch follows the single form's date rule against
  * the operator's day (the console's time zone, else REPORT_TIMEZONE); a semicolon-separated or UTF-16
  * upload is told so; and the spec's `setwallpaper` action is accepted by locknotification.php,
  * getimeidetails.php and updateCommandOnServer.php. A refused upload leaves no batch behind.

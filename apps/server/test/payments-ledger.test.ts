@@ -1,5 +1,5 @@
 /**
- * Payments as a ledger (issue 25 point 5; README § Loans and payments, § Collections on autopilot), through
+ * Payments as a ledger (docs/features.md § Loans and payments, § Collections on autopilot), through
  * the API on PGlite and PostgreSQL:
  * - "a payment in the last 24 hours" counts from when the customer paid (`paidAt`), not when the payment
  *   was recorded: an old payment imported today does not skip a lock, nor does one dated in the future;
@@ -330,7 +330,7 @@ describe.each(databaseKinds())('payments as a ledger on %s', (kind) => {
     const { lockPause: _, ...older } = POLICY;
     await suite.database.db
       .insertInto('collection_policies')
-      .values({ version: 1, policy: JSON.stringify(older), created_by: 'before issue 25' })
+      .values({ version: 1, policy: JSON.stringify(older), created_by: 'an older version' })
       .execute();
     expect((await policyCall(suite.admin.token, 'GET', 'policy')).json()).toMatchObject({
       version: 1,

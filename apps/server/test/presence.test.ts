@@ -1,5 +1,5 @@
 /**
- * Issue 25.1: a broker restart loses no phone. A broker stopped the ordinary way (SIGTERM) publishes every
+ * A broker restart loses no phone. A broker stopped the ordinary way (SIGTERM) publishes every
  * device's `offline` will; the phones come back before the server has subscribed again, and their
  * `online` reaches nobody. The server's `online` on the server status topic makes every agent say it
  * again (docs/device-protocol.md §2, "When the server comes back"), and any message of a device proves it

@@ -1,5 +1,5 @@
 /**
- * Readiness tells the truth (issue 18.5): `/readyz` is 503 naming what is down while the database or the
+ * Readiness tells the truth: `/readyz` is 503 naming what is down while the database or the
  * external MQTT broker is unreachable, and ready again once it is back; `/healthz` stays liveness.
  */
 import { spawnSync } from 'node:child_process';

@@ -1,6 +1,6 @@
 /**
- * Issue 26 point 1: a retailer's users stay in their retailer (docs/tenancy.md "People"). Each
- * reproduction of the issue, as an ADMIN of retailer 9999999999, is refused here as an unknown account or
+ * A retailer's users stay in their retailer (docs/tenancy.md "People"). Each way an ADMIN of
+ * retailer 9999999999 could reach beyond it is refused here as an unknown account or
  * key would be, with users, permissions, sessions, keys and two-factor rows unchanged; a user it adds
  * belongs to its retailer whatever the request named. The lender's ADMIN still manages a retailer's USERs,
  * and a retailer's SUPERADMIN its retailer's ADMINs but no account of the lender.

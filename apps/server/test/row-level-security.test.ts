@@ -1,5 +1,5 @@
 /**
- * Issue 26.3: the database enforces the tenant boundary. Every table that holds a tenant's data has rows
+ * The database enforces the tenant boundary. Every table that holds a tenant's data has rows
  * of the lender, retailer A and retailer B; raw SQL in A's transaction sees only A's rows, changes none of
  * B's and cannot write one for B; a connection that never set its tenant sees nothing; the system sees
  * every row. Over HTTP, a route that forgot its own retailer filter still answers a retailer with its

@@ -1,5 +1,5 @@
 /**
- * Scale-out (issue 8): two server instances on one PostgreSQL and one external MQTT broker share a
+ * Scale-out: two server instances on one PostgreSQL and one external MQTT broker share a
  * 20,000-row batch; one is killed with SIGKILL halfway; the other finishes it. Every IMEI is processed
  * exactly once and every device command is acknowledged by its (simulated) device.
  */

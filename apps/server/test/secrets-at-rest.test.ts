@@ -1,5 +1,5 @@
 /**
- * Secrets at rest (issue 20 point 3): what the server keeps in `settings` is sealed under SECRETS_KEY (or
+ * Secrets at rest: what the server keeps in `settings` is sealed under SECRETS_KEY (or
  * DATA_DIR/secrets.key), a wrong key stops the start with a clear message, a value an older version left
  * in plaintext is sealed in place, and enrollment secrets are kept as hashes only.
  */

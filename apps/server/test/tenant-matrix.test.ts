@@ -1,5 +1,5 @@
 /**
- * The tenant matrix (issue 26 point 8), generated from the route permission table: every route that names
+ * The tenant matrix, generated from the route permission table: every route that names
  * an object × {lender SUPERADMIN, ADMIN, USER with every permission; retailer A's ADMIN, USER with every
  * permission; retailer B's ADMIN} × another tenant's object. A retailer's caller is refused (401/403), or
  * answered exactly as for an unknown object (same status, same message), and the database is unchanged; the

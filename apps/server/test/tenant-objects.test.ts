@@ -1,5 +1,5 @@
 /**
- * Issue 26, points 6 and 7, and the tenant rules of devices, commands, batches, files and audit
+ * The tenant rules of devices, commands, batches, files and audit
  * (docs/tenancy.md): every object is decided by its resource's policy (authz/resources/).
  *
  * - 7: a command's status by transaction id answers only who may see it: a USER without permission, or

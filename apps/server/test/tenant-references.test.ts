@@ -1,5 +1,5 @@
 /**
- * References belong to their tenant (issue 26 point 4; docs/tenancy.md, README § Loans and payments), on
+ * References belong to their tenant (docs/tenancy.md, docs/features.md § Loans and payments), on
  * PGlite and PostgreSQL, with every request's authorization decided (`authorizationCheck: 'enforce'`):
  * a `loan_ref` or `payment_ref` claimed by a retailer blocks neither the lender nor another retailer, and
  * tells nobody that it exists; a lender-wide look-up of a ref that two tenants use answers 409 asking for

@@ -1,5 +1,5 @@
 /**
- * Three tenants with one of every object (issue 26, the tenant matrix): the lender L (no retailer),
+ * Three tenants with one of every object, for the tenant matrix: the lender L (no retailer),
  * retailers A and B. Each has users of every level, an API key, a registered device with a QUEUED
  * command, a batch with its stored file, a loan with a payment, a collections hold, a release awaiting
  * approval and a failed action, a webhook endpoint with a delivery, a re-registration request, and the

@@ -1,5 +1,5 @@
 /**
- * Issue 18.4: every webhook event is written by the part of the system where it happens, in the same
+ * Every webhook event is written by the part of the system where it happens, in the same
  * transaction, and reaches a real receiver signed: a registration, a re-registration waiting for approval,
  * a command executed, failed, cancelled and expired, a release, a de-enrollment and a finished batch.
  */

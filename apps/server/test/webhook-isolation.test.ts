@@ -1,5 +1,5 @@
 /**
- * Issue 26, point 5: one tenant's webhook endpoints cannot hold up another's. Endpoints that never answer
+ * One tenant's webhook endpoints cannot hold up another's. Endpoints that never answer
  * hold only their own slots (the lender's event arrives at once beside twelve of them), an endpoint that
  * keeps failing is paused by its circuit breaker and probed by one trial, and the 20-endpoint cap is each
  * tenant's own.

@@ -1,5 +1,5 @@
 /**
- * Authority over what someone else started (design.md §5, "authority follows the command"). The route
+ * Authority over what someone else started (authority follows the command). The route
  * table (policies.ts) decides who may call a route at all; these rules decide, once the handler has the
  * object in hand, who may touch THAT pending command or THAT batch: the permission of its command's
  * screen, and a level measured against whoever issued it. Read only by the policy files of resources/

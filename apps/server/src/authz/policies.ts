@@ -70,7 +70,7 @@ export const ROUTE_POLICIES: Readonly<Record<string, Access>> = {
   'GET /': PUBLIC,
   'GET /*': PUBLIC,
   'GET /notificationsamplecsv.csv': PUBLIC, // the Notify sample, dated on the day asked for
-  // Sign-in and sessions (spec §7)
+  // Sign-in and sessions
   'POST /api/login.php': PUBLIC,
   'POST /api/logout.php': beforeMfa(SESSION),
   // Two-factor authentication (modules/mfa): the second sign-in step, the account's own set-up, and
@@ -81,14 +81,14 @@ export const ROUTE_POLICIES: Readonly<Record<string, Access>> = {
   'POST /api/v2/mfa/enrol/confirm': beforeMfa(SESSION),
   'GET /api/v2/mfa/users': admin(SESSION),
   'POST /api/v2/mfa/reset': admin(SESSION),
-  // User management (spec §7; ADMIN and SUPERADMIN, console sessions only)
+  // User management (ADMIN and SUPERADMIN, console sessions only)
   'GET /api/getUsers.php': admin(SESSION),
   'GET /api/getPermissions.php': admin(SESSION),
   'POST /api/addUser.php': admin(SESSION),
   'POST /api/updateUser.php': admin(SESSION),
   'POST /api/updateUserStatus.php': admin(SESSION),
   'POST /api/updateLoginStatus.php': admin(SESSION),
-  // Password reset (design.md §3.1)
+  // Password reset (the token is mailed, never returned)
   'POST /api/forgotPassword.php': PUBLIC,
   'POST /api/reset_password.php': PUBLIC,
   // Devices: the agent's registration (admitted by the enrollment secret) and the console's reads
@@ -147,13 +147,13 @@ export const ROUTE_POLICIES: Readonly<Record<string, Access>> = {
   'POST /api/v2/cancelCommand': permission('deviceDetails'),
   'POST /api/v2/financedImeis': admin(),
   'POST /api/v2/financedImeis/upload': admin(),
-  // Commands (spec §7; the action decides the permission, from the command definition table)
+  // Commands (the action decides the permission, from the command definition table)
   'POST /api/locknotification.php': command(),
   'POST /api/formattedDevice.php': permission('formattedDevice'),
   'POST /api/adminlocknotification.php': superadmin(),
   'POST /api/v2/commandStatus': signedIn(),
   'POST /api/v2/batchStatus': signedIn(),
-  // Batches (spec §7 bulk scripts; design.md §3.3 server-side jobs) and the legacy per-IMEI loop
+  // Batches (the bulk upload scripts, run as server-side jobs) and the legacy per-IMEI loop
   ...Object.fromEntries(
     [
       'bulkReleaseCopy',
@@ -187,14 +187,14 @@ export const ROUTE_POLICIES: Readonly<Record<string, Access>> = {
   'GET /api/v2/batch/export': signedIn(),
   // The Batches screen: only the batches the caller may read (batches/service.ts, BatchService.list)
   'POST /api/v2/batches': signedIn(),
-  // Reports and history (spec §7 downloadReports.php; design.md §3.5 streamed exports)
+  // Reports and history (downloadReports.php) and their streamed exports
   'POST /api/downloadReports.php': permission('reports'),
   'GET /api/v2/reports/export': permission('reports'),
   'GET /api/v2/uploads/:feature/:file': permission('reports'),
   // The audit log (SUPERADMIN)
   'POST /api/v2/audit/search': superadmin(SESSION),
   'GET /api/v2/audit/export': superadmin(SESSION),
-  // Key management (design.md §3.4: ADMIN, SUPERADMIN or the keyManagement permission; sessions only)
+  // Key management (ADMIN, SUPERADMIN or the keyManagement permission; sessions only)
   'GET /keyapi/keymanagement/view_keys.php': permission('keyManagement', SESSION),
   'POST /keyapi/generate_key.php': permission('keyManagement', SESSION),
   'POST /keyapi/keymanagement/update_key_status.php': permission('keyManagement', SESSION),

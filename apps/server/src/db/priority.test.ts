@@ -1,5 +1,5 @@
 /**
- * Priority work (issue 16.3): the context that marks it, the inbox order, and the reserved database
+ * Priority work: the context that marks it, the inbox order, and the reserved database
  * pool that lets it through while every connection of the main pool is taken.
  */
 import { sql } from 'kysely';

@@ -1,5 +1,5 @@
 /**
- * Which work is being done now, so that the queues it passes through can put it first (issue 16.3):
+ * Which work is being done now, so that the queues it passes through can put it first:
  * single and API commands (commands.priority 2), the server's own reconcile commands (1), batch and
  * device-action ALL work (0). The class travels with the asynchronous context (AsyncLocalStorage), so
  * code between the entry point and a queue needs no extra argument: an HTTP request for a command

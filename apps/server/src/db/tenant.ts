@@ -1,5 +1,5 @@
 /**
- * Whose rows the work running now may see (issue 26.3): the tenant travels with the asynchronous context
+ * Whose rows the work running now may see: the tenant travels with the asynchronous context
  * (AsyncLocalStorage), like the priority class (priority.ts), and every database connection carries the
  * tenant of the work that took it (database.ts `tenantDialect`), as the PostgreSQL setting
  * `lendlock.tenant`. The row-level security policies of migration 0032 read that setting: `'*'` sees every

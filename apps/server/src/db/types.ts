@@ -436,7 +436,7 @@ export interface DeviceCountsTable {
   deenrolled: WithDefault<number>;
 }
 
-/** 0022: a lender's loan on one device (README § Loans and payments); amounts in the currency's minor unit. */
+/** 0022: a lender's loan on one device (docs/features.md § Loans and payments); amounts in minor units. */
 export type LoanStatus = 'OPEN' | 'PAID';
 export type PaymentSource = 'API' | 'CSV' | 'CONSOLE';
 

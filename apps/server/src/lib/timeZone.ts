@@ -1,5 +1,5 @@
 /**
- * The operator's time zone on the server (issue 17.1). Every dated call takes an optional `timeZone` (the
+ * The operator's time zone on the server. Every dated call takes an optional `timeZone` (the
  * contract's `timeZoneSchema`: an unknown zone is refused with a 400 before the handler runs) and is
  * answered in that zone, else in REPORT_TIMEZONE: its days are that zone's whole days (the contract's
  * `daysInZone`), its exported date-times that zone's wall clock (`dateTimeCells` in lib/xlsx-export.ts).

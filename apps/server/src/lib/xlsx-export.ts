@@ -1,8 +1,8 @@
 /**
- * Streaming xlsx exports (design.md §3.5): rows are read by key in pages and written as the sheet's XML
+ * Streaming xlsx exports: rows are read by key in pages and written as the sheet's XML
  * straight into the response through the zip compressor (`xlsx.ts`, ADR 0006), so a million-row report
- * runs in bounded memory. Numbers are number cells, date-times date cells in the operator's time zone
- * (issue 17.1), text string cells (inert: a spreadsheet never evaluates them, so no apostrophe is added).
+ * runs in bounded memory. Numbers are number cells, date-times date cells in the operator's time zone,
+ * text string cells (inert: a spreadsheet never evaluates them, so no apostrophe is added).
  */
 import { PassThrough } from 'node:stream';
 import { wallClockIn } from '@lendlock/contract';

@@ -5,7 +5,7 @@
  * The parts are those ExcelJS's streaming writer makes (no shared strings), so a file reads the same in
  * Excel, LibreOffice, ExcelJS and the console; what ExcelJS adds per cell (a Cell object, its model and an
  * XML stream of its own for each row) is what made a million-row export slower than the target allowed
- * (docs/performance.md). The cells (issue 17.1): numbers as numbers, date-times as date cells (a serial
+ * (docs/performance.md). The cells: numbers as numbers, date-times as date cells (a serial
  * day number with the `yyyy-mm-dd hh:mm:ss` format), text as inline string cells (`t="inlineStr"`), which
  * a spreadsheet shows as typed and never evaluates, so text starting with `=` needs no leading apostrophe
  * (CSV files, which have no cell types, keep it); empty cells are left out.

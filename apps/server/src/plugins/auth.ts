@@ -83,7 +83,7 @@ export function registerAuth(
     const token = Array.isArray(header) ? header[0] : header;
     const principal = token ? await auth.authenticate(token) : null;
     if (!principal || !access.credentials.includes(principal.credential)) {
-      // A console session that stopped working says why (issue 17.5), so the console can tell its user.
+      // A console session that stopped working says why, so the console can tell its user.
       const reason = !principal && token && isTokenShaped(token) ? await auth.sessionEndReason(token) : null;
       throw new AppError(401, 'UNAUTHENTICATED', AUTHORIZATION_FAILED, {}, reason ? { reason } : {});
     }

@@ -1,7 +1,7 @@
 /**
- * The envelope of design.md §2 on the spec's calls (`/api/*.php`, `/keyapi/*`): an enveloped request body
- * is opened before validation; the response is sealed when the request was enveloped or asked for it
- * with `X-Envelope`. Plain JSON (integrators) passes through unchanged.
+ * The envelope (`{payload, transactionId}`, AES-256-CBC) on the spec's calls (`/api/*.php`, `/keyapi/*`): an
+ * enveloped request body is opened before validation; the response is sealed when the request was enveloped
+ * or asked for it with `X-Envelope`. Plain JSON (integrators) passes through unchanged.
  */
 import {
   ENVELOPE_HEADER,
@@ -28,7 +28,7 @@ export function registerEnvelope(app: FastifyInstance, codec: NodeEnvelopeCodec)
   app.decorateRequest('wantsEnvelope', false);
 
   app.addHook('onRequest', async (request: FastifyRequest) => {
-    // Multipart bulk uploads answer plain JSON (spec §7).
+    // Multipart bulk uploads answer plain JSON.
     const multipart = String(request.headers['content-type'] ?? '').startsWith('multipart/');
     request.wantsEnvelope =
       isEnvelopedPath(request.url) &&
@@ -59,5 +59,5 @@ export function registerEnvelope(app: FastifyInstance, codec: NodeEnvelopeCodec)
   });
 }
 
-/** The message every unauthenticated call receives (spec §8). */
+/** The message every unauthenticated call receives. */
 export const AUTHORIZATION_FAILED = MESSAGES.authorizationFailed;

@@ -1,5 +1,5 @@
 /**
- * Integrator keys are rate-limited (design.md §5): over the limit a call is refused with 429 and
+ * Integrator keys are rate-limited: over the limit a call is refused with 429 and
  * Retry-After before anything is accepted, so no accepted command is ever dropped. Console sessions are
  * not limited here (sign-in has its own throttling). The counters are per instance: with N instances a
  * key gets up to N times the limit.

@@ -1,5 +1,5 @@
 /**
- * Prometheus metrics at GET /metrics (issue 8: the figures to watch in production; issue 18: names and
+ * Prometheus metrics at GET /metrics (the figures to watch in production, under names and
  * types `promtool check metrics` accepts). Per instance: HTTP request latencies per route, device
  * acknowledgements by status and their latency from issue (histograms), mail given up, failed attempts of
  * automated collections actions. Read from the

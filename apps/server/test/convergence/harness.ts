@@ -1,5 +1,5 @@
 /**
- * The convergence harness (issue 25 point 11): does every phone end where its record says?
+ * The convergence harness: does every phone end where its record says?
  *
  * A seeded interleaving of what happens to a fleet — operator single commands and batches, the collections
  * daily run, payments and their reversals, holds and unholds, the kill switch, devices failing commands, registering again,
@@ -46,7 +46,7 @@ export type Stack = 'embedded' | 'mosquitto';
 export type Invariant = 'state' | 'current' | 'pending' | 'once';
 
 /**
- * A payment reversal, by the payment's reference (README § Loans and payments).
+ * A payment reversal, by the payment's reference (docs/features.md § Loans and payments).
  */
 export const REVERSAL = {
   path: '/api/v2/payments/reverse',

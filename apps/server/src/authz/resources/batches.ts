@@ -1,5 +1,5 @@
 /**
- * Batches (design.md §5). A batch belongs to the tenant of the user who started it. It is read and
+ * Batches. A batch belongs to the tenant of the user who started it. It is read and
  * steered by its owner or a strictly higher level of the lender (a retailer's user, whatever its level,
  * only its own: another user's file may name any device), with the permission of its command's screen.
  * Another tenant's batch is unknown to a retailer's user. Its uploaded file follows it (uploads.ts).

@@ -1,5 +1,5 @@
 /**
- * Commands (design.md §5, "authority follows the command"). A command belongs to its device's tenant.
+ * Commands (authority follows the command). A command belongs to its device's tenant.
  * It is seen (its status by transaction id) by who may see its device and either issued it, may issue a
  * command of its kind, or may read the device's commands (Device Details); to anyone else it is unknown.
  * Issuing one needs the permission of its screen (the device's tenant is the scope the issue applies:

@@ -1,5 +1,5 @@
 /**
- * Integrator API keys (design.md §5; docs/tenancy.md "People"). A key acts with its owner's rights and
+ * Integrator API keys (docs/tenancy.md "People"). A key acts with its owner's rights and
  * belongs to its owner's tenant. The one rule of who sees and switches which key:
  *
  * - Lists: a SUPERADMIN sees every key of its tenant, an ADMIN every key of its tenant but a SUPERADMIN's,

@@ -1,5 +1,5 @@
 /**
- * Console users (User Management, spec §5; design.md §5; docs/tenancy.md "People"). The one rule of who
+ * Console users (User Management; docs/tenancy.md "People"). The one rule of who
  * may see, add and change which account:
  *
  * - Tenant: a user sees and touches only accounts of its own tenant. The lender's users (no retailer

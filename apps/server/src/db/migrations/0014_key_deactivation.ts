@@ -1,7 +1,7 @@
 import { type Kysely, sql } from 'kysely';
 
 /**
- * Who switched a key off, at which level and why (design.md §5: keys follow their owner's account). The
+ * Who switched a key off, at which level and why (keys follow their owner's account). The
  * level is the lowest that may switch it on again, so a key an ADMIN, a SUPERADMIN, a disable or a password
  * reset turned off cannot be turned back on by its owner alone. Keys already inactive keep null: nothing
  * was recorded for them, and anyone who may change them still may.

@@ -1,5 +1,5 @@
 /**
- * 0022: loans and payments (issue 19 point 1; README § Loans and payments). The data model agreed for the
+ * 0022: loans and payments (docs/features.md § Loans and payments). The data model agreed for the
  * collections loop: the collections engine (modules/collections) reads these tables and never writes them.
  * - `loans`: one per lender's loan (`loan_ref`, the lender's own id), on one device's IMEI (the devices
  *   table's `imei1`: retailer scoping follows the device). At most one OPEN loan per IMEI. Amounts are

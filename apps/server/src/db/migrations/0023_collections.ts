@@ -1,5 +1,5 @@
 /**
- * 0023: collections on autopilot (issue 19; README § Collections on autopilot). The engine reads the loans
+ * 0023: collections on autopilot (docs/features.md § Collections on autopilot). The engine reads the loans
  * of 0022 and writes only these tables (and commands, through the one pipeline).
  * - `collection_policies`: the lender's one policy, a new row per version (1, 2, …), with who saved it.
  * - `collection_control`: one row: the kill switch (its history is in the audit log) and the payment

@@ -1,7 +1,7 @@
 import { type Kysely, sql } from 'kysely';
 
 /**
- * The Batches screen (issue 17.3) reads a batch's results in pages by S.No., filtered by found / not found
+ * The Batches screen reads a batch's results in pages by S.No., filtered by found / not found
  * / reason, and lists each user's batches newest first. The primary key (batch_id, seq) serves all rows
  * and the found ones (most rows of a batch); these partial indexes hold the not found rows only (of any
  * reason, and by reason), so the first page of a 200,000-row batch's not found rows reads a page of index,

@@ -1,13 +1,13 @@
 /**
- * 0026: permissions that mean what the console shows (issue 17.8).
+ * 0026: permissions that mean what the console shows.
  *
- * - Set Wallpaper has two routes, `setWallpaper` and `batch` (spec §2), one screen and one command; the
+ * - Set Wallpaper has two routes, `setWallpaper` and `batch`, one screen and one command; the
  *   server only ever checked `setWallpaper` (a USER holding just `batch` saw the screen and was refused
  *   its upload). `batch` is no longer a permission: whoever held it holds `setWallpaper`, and the console
  *   opens both routes with that grant (screens.ts `grant`).
  * - `userManagement` (ADMIN only) and `deviceAction` (SUPERADMIN only) open nothing for a USER, and the
- *   server now refuses them to one: the ones USERs held are removed. They stay permissions (spec §6 lists
- *   the screens), of use to nobody but kept so that ids and integrations do not change.
+ *   server now refuses them to one: the ones USERs held are removed. They stay permissions (the console's
+ *   permission list names them), of use to nobody but kept so that ids and integrations do not change.
  */
 import { type Kysely, sql } from 'kysely';
 

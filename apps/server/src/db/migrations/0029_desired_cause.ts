@@ -1,5 +1,5 @@
 /**
- * 0029: who decided each key of a device's desired state (issue 25).
+ * 0029: who decided each key of a device's desired state.
  *
  * `devices.desired_cause` holds, per key of `desired_state`, the cause of its value and when it was
  * decided: `{"locked": {"cause": "collections", "at": "…"}}`. The causes: `operator` (a person or an API

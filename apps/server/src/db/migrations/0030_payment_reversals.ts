@@ -1,5 +1,5 @@
 /**
- * 0030: payments as a ledger (issue 25 point 5; README § Loans and payments). A payment is never deleted:
+ * 0030: payments as a ledger (docs/features.md § Loans and payments). A payment is never deleted:
  * a chargeback or a bounced transfer reverses it (`POST /api/v2/payments/reverse`), which keeps the row
  * and says when, by whom and why. A reversed payment no longer counts anywhere: the loan's instalments are
  * allocated again from the payments that stand, and the collections plan's recent payment leaves it out.

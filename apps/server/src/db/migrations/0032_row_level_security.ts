@@ -1,5 +1,5 @@
 /**
- * 0032: the database enforces the tenant boundary (issue 26.3, docs/adr/0011-row-level-security.md).
+ * 0032: the database enforces the tenant boundary (docs/adr/0011-row-level-security.md).
  *
  * Every table that holds a tenant's data gets row-level security, ENABLEd and FORCEd (so the tables'
  * owner is subject too), and one policy, `tenant_isolation`, for every command, with the same USING and

@@ -1,5 +1,5 @@
 /**
- * 0033: references belong to their tenant (issue 26 point 4; README § Loans and payments, docs/tenancy.md).
+ * 0033: references belong to their tenant (docs/features.md § Loans and payments, docs/tenancy.md).
  * A `loan_ref` and a `payment_ref` are the tenant's own ids: a retailer's claimed reference no longer blocks
  * the lender's (or another retailer's), nor tells anyone that it exists.
  * - `loans.retailer_phone`: the tenant of the loan's references, its device's retailer when the loan was

@@ -1,5 +1,5 @@
 /**
- * 0034: webhook deliveries isolated per endpoint (issue 26, point 5; docs/operations.md § Webhooks).
+ * 0034: webhook deliveries isolated per endpoint (docs/operations.md § Webhooks).
  *
  * - `webhook_endpoints` gets its circuit breaker, shared by every instance: `consecutive_failures` (failed
  *   attempts since the last success), `circuit_state` (`closed`: sent to; `open`: not attempted until

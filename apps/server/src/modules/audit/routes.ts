@@ -59,7 +59,7 @@ export function auditRoutes(ctx: RouteContext): FastifyPluginAsyncZod {
       },
     );
 
-    // The Audit Report By IMEI (spec §2) as an xlsx file, written by the server's own xlsx writer:
+    // The Audit Report By IMEI as an xlsx file, written by the server's own xlsx writer:
     // `AuditReport_{brand}_imei-{imei}.xlsx`, one sheet per section (the report's permission, as
     // auditReportByImei.php; a retailer user's scope alike).
     app.get(

@@ -13,7 +13,8 @@ export function authRoutes(ctx: RouteContext): FastifyPluginAsyncZod {
   return async (app) => {
     app.post(
       '/api/login.php',
-      // The session of spec §3, or the second step of an account with two-factor authentication on.
+      // The session fields login.php answers, or the second step of an account with two-factor
+      // authentication on.
       { schema: { body: loginRequestSchema, response: { 200: loginAnswerSchema } } },
       async (request) =>
         ctx.auth.login({

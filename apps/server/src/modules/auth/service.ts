@@ -1,5 +1,5 @@
 /**
- * Sign-in and sign-out with server-side sessions (design.md §5): argon2id passwords, a random token
+ * Sign-in and sign-out with server-side sessions: argon2id passwords, a random token
  * stored hashed, an absolute expiry, and failures throttled per account and per client address
  * (sessions/signIn.ts). Sign-in completes here alone: after the password, or after the second step that
  * the MFA service checked.
@@ -124,8 +124,8 @@ export class AuthService {
   }
 
   /**
-   * The session of a sign-in that succeeded, and login.php's answer (spec §3): after the password, or after
-   * the second step (`v2/mfa/verify` answers the same). An account that must set up two-factor
+   * The session of a sign-in that succeeded, and the fields login.php answers with: after the password, or
+   * after the second step (`v2/mfa/verify` answers the same). An account that must set up two-factor
    * authentication and has not gets `mfa_enrolment_required`: its session can do only that.
    */
   private async openSession(
@@ -180,7 +180,7 @@ export class AuthService {
 export interface Authenticator {
   /** The principal of a session token or an integrator key; null for neither. */
   authenticate(token: string): Promise<Principal | null>;
-  /** Why a console session token stopped working (issue 17.5); null when it names no session. */
+  /** Why a console session token stopped working, for its 401; null when it names no session. */
   sessionEndReason(token: string): Promise<SessionEndReason | null>;
   /** Whether the user has confirmed two-factor authentication. */
   hasConfirmedMfa(userId: number): Promise<boolean>;

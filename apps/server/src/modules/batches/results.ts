@@ -1,5 +1,5 @@
 /**
- * A batch's results as the Batches screen and the batch panel read them (issue 17.3): a selection (all,
+ * A batch's results as the Batches screen and the batch panel read them: a selection (all,
  * found, not found, or not found for one reason), its count, and the whole selection as the batch
  * screen's CSV (imei_data.csv, or the Notify results named after the uploaded file: the contract's
  * `resultsCsvText`, with the reason beside 'not found'), streamed page by page by S.No. (keyset), so a

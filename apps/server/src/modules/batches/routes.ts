@@ -213,7 +213,7 @@ export function batchRoutes(ctx: RouteContext): FastifyPluginAsyncZod {
       },
     );
 
-    // ---- The Batches screen (issue 17.3) ----
+    // ---- The Batches screen ----
     // Every batch the caller may read (the rule of batches.authorised, as a query), newest first.
     app.post(
       '/api/v2/batches',
@@ -297,7 +297,7 @@ export function batchRoutes(ctx: RouteContext): FastifyPluginAsyncZod {
           });
           return { message: 'found' as const };
         } catch (error) {
-          // Spec §7: any failure counts as 'not found'.
+          // Any failure counts as 'not found', as the console expects.
           if (error instanceof AppError && error.statusCode < 500) return { message: 'not found' as const };
           throw error;
         }

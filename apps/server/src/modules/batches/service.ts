@@ -1,5 +1,5 @@
 /**
- * Durable server-side batches (design.md §3.3), the API's side: a batch and its rows are stored at upload,
+ * Durable server-side batches, the API's side: a batch and its rows are stored at upload,
  * with its audit row, in one transaction; the workers (worker.ts) process them in chunks (1 % of the
  * batch, 50 to 500 rows: chunk.ts, `chunkSizeFor`) and keep the progress (last IMEI, counts) in the batch
  * row. Device action ALL is a batch too, without a file. Who may read and steer a batch (pause, resume,
@@ -235,7 +235,7 @@ export class BatchService {
   }
 
   /**
-   * Device action to ALL (design.md §4): a batch without a file (interface B) whose rows are every
+   * Device action to ALL: a batch without a file (interface B) whose rows are every
    * enrolled device the principal may reach, stored in one statement; the workers record its commands
    * chunk by chunk through the same rules as every command (commands/issue.ts), at batch priority, and
    * online devices get theirs as each chunk commits. Its progress is the batch's (v2/batchStatus).

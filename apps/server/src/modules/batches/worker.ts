@@ -1,11 +1,11 @@
 /**
- * The batch workers (design.md §3.3): on every instance, `workers` loops each pick a runnable batch, take
+ * The batch workers: on every instance, `workers` loops each pick a runnable batch, take
  * or renew its lease and run one chunk of it in one transaction (chunk.ts, `processChunk`), then dispatch
  * its commands to the online devices; a batch with no chunk left completes, with its audit row and its
  * batch.completed event. Before every chunk the owner's (and key's) standing is checked under lock: a
  * disabled owner or deactivated key pauses the batch instead. A batch whose lease lapsed (its server
  * crashed or stopped) is not picked up again by another instance on its own: the console shows it as an
- * incomplete batch that the operator resumes (Process) or discards (New Batch), as spec §4.4 describes.
+ * incomplete batch that the operator resumes (Process) or discards (New Batch) on its resume card.
  * The instance that held the lease takes it up again (its lease may lapse while the database is out of
  * reach). Storing, reading and steering batches is the API's (service.ts).
  */
@@ -60,7 +60,7 @@ export class BatchWorker {
    * Stops this instance's workers after the chunks under way. Its batches keep their place and their
    * leases, which lapse on their own within LEASE_MS: another instance working on the same batch renews
    * the lease and goes on with it; with none, the batch shows as interrupted and the operator resumes it
-   * from the console (spec §4.4), exactly where it stopped.
+   * from the console's resume card, exactly where it stopped.
    */
   async stop(): Promise<void> {
     if (this.stopped) return;

@@ -1,5 +1,5 @@
 /**
- * The gateway's publish queue (issue 16.3): priority work leaves first, batch work is not starved, a
+ * The gateway's publish queue: priority work leaves first, batch work is not starved, a
  * device's commands keep their order, and a refused publish loses nothing else.
  */
 import { describe, expect, it } from 'vitest';

@@ -7,7 +7,7 @@
  *
  * Publishing goes through a `PublishQueue`: at most PUBLISH_WINDOW commands are on their way to the
  * broker at once (written, not yet acknowledged by PUBACK), the others wait in memory, priority work
- * first (issue 16.3). Without it a batch dispatch wrote tens of thousands of commands into the socket at
+ * first. Without it a batch dispatch wrote tens of thousands of commands into the socket at
  * once, and a release published after them waited behind all of them.
  */
 import {

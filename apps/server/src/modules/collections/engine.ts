@@ -1,5 +1,6 @@
 /**
- * The collections engine's two workers (README § Collections on autopilot; docs/operations.md):
+ * The collections engine's two workers (docs/features.md § Collections on autopilot; docs/operations.md §
+ * Collections):
  *
  * - The daily run: once per lender's day, from the end of the quiet hours, one instance at a time (a
  *   lease on the day's `collection_runs` row, timed by the database's clock; an expired lease lets another

@@ -1,7 +1,7 @@
 /**
- * Collections on autopilot, the API's side (README § Collections on autopilot): one service per aggregate,
- * each holding its rules, asking the authority module (authz/resources/collections.ts: only the lender
- * steers the policy, the kill switch and the runs, which govern every tenant; a hold, a release or a
+ * Collections on autopilot, the API's side (docs/features.md § Collections on autopilot): one service per
+ * aggregate, each holding its rules, asking the authority module (authz/resources/collections.ts: only the
+ * lender steers the policy, the kill switch and the runs, which govern every tenant; a hold, a release or a
  * device's failures of another tenant is not found) and auditing every change. The routes call them.
  */
 import type { Kysely } from 'kysely';

@@ -2,7 +2,7 @@
  * Issuing: the ONE implementation that records commands, whatever their path (a single command from the
  * console or an API key, a batch chunk, device action ALL, which runs as a batch without a file, and the
  * reconcile). `recordCommandSet` takes a set of command requests and, in the caller's transaction, applies
- * every rule (design.md §4):
+ * every rule:
  *
  * - refusals: a device not registered, or another retailer's (the same 'not registered': its existence is
  *   not leaked), released (or with a release on its way), de-enrolled; a command the server carries out

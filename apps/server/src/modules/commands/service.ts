@@ -1,5 +1,5 @@
 /**
- * The command service (design.md §4), a thin facade over the seams that do the work:
+ * The command service, a thin facade over the seams that do the work:
  *
  * - issue.ts: the rules, in one set-based implementation that every path uses (single, API, batch
  *   chunk, device action ALL, reconcile); this file groups the single commands that arrive together;

@@ -12,14 +12,14 @@ export async function demoActors(db: Kysely<DB>) {
 }
 
 /**
- * Spreads the history over the past weeks, in the order things happen on each device (issues 17.7 and
- * 25.10): its first registration, then its commands in the order they were issued (a superseded one
- * settled when the next on its key was issued); a Formatted Device command is its de-enrollment, at the
- * same moment, and settles the commands it cancelled then; a release is recorded when its Release
- * command is executed. A device de-enrolled then registered again gets its re-registration (both
- * records) after the de-enrollment, and the commands issued after it (the reconcile's) after that; one
- * still de-enrolled was last seen when it was de-enrolled. Each device gets a timeline (`registered` →
- * `ends`, the de-enrollment or about the release); its rows are placed on it.
+ * Spreads the history over the past weeks, in the order things happen on each device and in agreement
+ * with its de-enrollments, registrations and releases: its first registration, then its commands in the
+ * order they were issued (a superseded one settled when the next on its key was issued); a Formatted
+ * Device command is its de-enrollment, at the same moment, and settles the commands it cancelled then; a
+ * release is recorded when its Release command is executed. A device de-enrolled then registered again
+ * gets its re-registration (both records) after the de-enrollment, and the commands issued after it (the
+ * reconcile's) after that; one still de-enrolled was last seen when it was de-enrolled. Each device gets
+ * a timeline (`registered` → `ends`, the de-enrollment or about the release); its rows are placed on it.
  */
 export async function spreadDemoHistory(
   db: Kysely<DB>,

@@ -87,7 +87,7 @@ export function deviceRoutes(ctx: RouteContext): FastifyPluginAsyncZod {
         }),
     );
 
-    // ---- The console's reads (spec §7) ----
+    // ---- The console's reads ----
     // Counted in the operator's days (the console's time zone, else REPORT_TIMEZONE).
     app.get(
       '/api/homeData.php',

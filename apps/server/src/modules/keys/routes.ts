@@ -10,7 +10,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { RouteContext } from '../../core/context';
 import { requirePrincipal } from '../../core/principal';
 
-/** Key management, under its own base (`/keyapi/`) as in spec §7. */
+/** Key management, under its own base (`/keyapi/`) as the console calls it. */
 export function keyRoutes(ctx: RouteContext): FastifyPluginAsyncZod {
   return async (app) => {
     app.get(

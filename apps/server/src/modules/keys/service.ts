@@ -1,7 +1,7 @@
 /**
- * Integrator API keys (design.md §3.4): created for oneself only, with the password typed again, shown
+ * Integrator API keys: created for oneself only, with the password typed again, shown
  * once, stored as a SHA-256 hash. A key acts with the rights of the user who created it, so it never has
- * more rights than its creator, and it follows its owner's account (design.md §5): a password reset or a
+ * more rights than its creator, and it follows its owner's account: a password reset or a
  * disable switches the owner's keys off, and a key switched off by a higher level, or with the account,
  * cannot be switched on again by a lower one (its owner included). Who sees and switches which key
  * (tenant and level) is the authority module's to say (authz/resources/keys.ts); another tenant's key

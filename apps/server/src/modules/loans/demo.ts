@@ -1,5 +1,5 @@
 /**
- * The demo's loans (README § The demo fleet): on the first start of the embedded demo (never on
+ * The demo's loans (docs/features.md § The demo fleet): on the first start of the embedded demo (never on
  * PostgreSQL), about a tenth of the fleet gets a monthly loan through the same service the console uses —
  * some current, some due in a few days or today, some overdue by 2 to 40 days (one with a promise to pay),
  * one nearly paid, one paid — with the payments that got them there (a payments file, and a few recorded

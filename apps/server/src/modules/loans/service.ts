@@ -1,7 +1,7 @@
 /**
- * Loans and payments (README § Loans and payments): the rules. An ADMIN or SUPERADMIN, or a key acting for
- * one, imports loans (all or none: a bad loan refuses the import with every bad row, as the spec's batch
- * screens refuse a file), records payments (once per payment_ref; by the API, a CSV or the console),
+ * Loans and payments (docs/features.md § Loans and payments): the rules. An ADMIN or SUPERADMIN, or a key
+ * acting for one, imports loans (all or none: a bad loan refuses the import with every bad row, as the spec's
+ * batch screens refuse a file), records payments (once per payment_ref; by the API, a CSV or the console),
  * reverses them (a chargeback, a bounced transfer) and sets a promise to pay; anyone who may open Device
  * Details reads a device's loan. Every method asks the authority module (authz/resources/loans.ts,
  * payments.ts) with the loan in hand: a retailer's user reaches only the loans of that retailer's devices,
@@ -399,7 +399,7 @@ export class LoanService {
    * allocated again from the payments that stand, so it counts no more in what is paid, the arrears or the
    * collections plan's recent payment; a PAID loan that is no longer paid is OPEN again (refused, changing
    * nothing, when its device has another open loan by then). What was sent to the device is not undone:
-   * a release issued stays issued (README § Loans and payments). A payment reversed before answers
+   * a release issued stays issued (docs/features.md § Loans and payments). A payment reversed before answers
    * `duplicate` and changes nothing; another retailer's payment is not found, as an unknown one.
    */
   async reversePayment(

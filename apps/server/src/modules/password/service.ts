@@ -1,5 +1,5 @@
 /**
- * Forgot / reset password (design.md §3.1): the token is mailed, never returned; it has 256 bits, is
+ * Forgot / reset password: the token is mailed, never returned; it has 256 bits, is
  * stored hashed, is single-use, expires after 30 minutes and is voided by a newer one. A reset ends
  * every session of the user.
  *
@@ -161,7 +161,7 @@ export class PasswordService {
       if (!user) throw badRequest(MESSAGES.resetTokenInvalid);
       await updateUserRow(trx, user.id, { password_hash: passwordHash });
       const ended = await endUserSessions(trx, user.id, SESSION_END.passwordReset);
-      // Whoever had the account before the reset may hold its keys too (design.md §5).
+      // Whoever had the account before the reset may hold its keys too: a reset switches them off.
       await deactivateKeysOf(trx, user, 'password reset', { actor: null, address });
       await appendAudit(trx, {
         actor: { label: user.email },

@@ -5,7 +5,7 @@ import { writeXlsx, type XlsxCell } from '../../lib/xlsx';
 import { cellValue, dateTimeCells, XLSX_ZLIB_LEVEL } from '../../lib/xlsx-export';
 
 /**
- * The Audit Report By IMEI as an xlsx file (spec §9): one sheet per section, headers first, date-times as
+ * The Audit Report By IMEI as an xlsx file: one sheet per section, headers first, date-times as
  * date cells in `timeZone` (the screen shows them in the browser's), S.No. as numbers (`auditTables`, the
  * contract's one definition of the report). A report holds at most a few thousand rows, so the file is
  * made whole, in memory, before it is sent.

@@ -1,5 +1,5 @@
 /**
- * The reports' queries (spec §2 Reports): the rows of each tab over a range of days and a scope, pageable
+ * The queries of the Reports screen: the rows of each tab over a range of days and a scope, pageable
  * by offset (the JSON call) and by key (the xlsx export: keyset paging, constant memory and time per page
  * at any size). How a row is shown and exported is sources.ts's.
  */

@@ -15,7 +15,7 @@ import { operatorTimeZone } from '../../lib/timeZone';
 import { streamXlsx } from '../../lib/xlsx-export';
 import { type ReportQuery, reportRequest } from './service';
 
-/** Reports and history (spec §7 downloadReports.php) and their streaming xlsx exports. */
+/** Reports and history (downloadReports.php) and their streaming xlsx exports. */
 export function reportRoutes(ctx: RouteContext): FastifyPluginAsyncZod {
   // The operator's whole days (the console's time zone, else REPORT_TIMEZONE), and what the caller may see.
   const checked = (request: FastifyRequest, query: ReportQuery & { timeZone?: string | undefined }) =>

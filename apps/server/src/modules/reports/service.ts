@@ -71,7 +71,7 @@ export class ReportService {
   }
 
   /**
-   * The Audit Report By IMEI (spec §2) as an xlsx file, `AuditReport_{brand}_imei-{imei}.xlsx`; the
+   * The Audit Report By IMEI as an xlsx file, `AuditReport_{brand}_imei-{imei}.xlsx`; the
    * download is audited. 404 when the report is empty (or out of the caller's scope). `audit`: the report
    * as the devices service reads it for `actor`.
    */

@@ -1,5 +1,5 @@
 /**
- * The rows behind each report tab (spec §2 Reports), as pageable sources: the JSON call reads a page, the
+ * The rows behind each tab of the Reports screen, as pageable sources: the JSON call reads a page, the
  * xlsx export walks every row by key. The queries are the repository's; here each row gets the shape the
  * API answers and the columns and cells the export writes.
  */

@@ -1,5 +1,5 @@
 /**
- * Why a console session stopped working (issue 17.5), for the 401 `plugins/auth.ts` answers with it (asked
+ * Why a console session stopped working, for the 401 `plugins/auth.ts` answers with it (asked
  * through auth/service.ts `Authenticator`).
  */
 import type { SessionEndReason } from '@lendlock/contract';
@@ -9,7 +9,7 @@ import { sha256Hex } from '../../lib/secrets';
 import { findSessionEnd, SESSION_END } from './repository';
 
 /**
- * Why a console session token no longer authenticates, for its 401 (issue 17.5): the `ended_reason` its
+ * Why a console session token no longer authenticates, for its 401: the `ended_reason` its
  * end was recorded with (forced logout, disabled, level changed and mfa reset are an administrator's; an
  * ended session that had expired first counts as expired), its expiry, or its user's disable. Null for a
  * token that names no session (or an integrator key): the 401 then says nothing more than the spec's.

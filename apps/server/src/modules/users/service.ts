@@ -1,8 +1,8 @@
 /**
- * Console users: one path for the CLI, the bootstrap and the User Management calls, with the rules of
- * spec §5 and design.md §5 enforced here (allowed email domain, 10-digit phone, password length, unique
- * email and phone, existing permissions, none that does nothing for a USER; nobody disables or forces out
- * the last active SUPERADMIN). A level change ends the user's sessions. Every change is audited.
+ * Console users: one path for the CLI, the bootstrap and the User Management calls, with these rules
+ * enforced here (allowed email domain, 10-digit phone, password length, unique email and phone, existing
+ * permissions, none that does nothing for a USER; nobody disables or forces out the last active
+ * SUPERADMIN). A level change ends the user's sessions. Every change is audited.
  *
  * Who may see, add and change which account (tenant and level) is the authority module's to say
  * (authz/resources/users.ts): every call of a signed-in user asks it, with the account in hand. Another

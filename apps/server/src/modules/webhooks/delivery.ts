@@ -8,7 +8,7 @@
  * Every attempt carries the same `webhook-id`, so a receiver that got an event whose answer was lost
  * de-duplicates the retry. Delivery is at least once. Requests go only to public addresses (address.ts).
  *
- * One endpoint's trouble stays its own (issue 26):
+ * One endpoint's trouble stays its own:
  * - A pool, not rounds: at most LIMITS.total attempts at once per instance, and a slot is refilled as soon
  *   as its attempt ends; at most LIMITS.perEndpoint at once to one endpoint and LIMITS.perTenant to one
  *   tenant's endpoints (the lender's, or one retailer's), and a claim skips those at their limit. So a

@@ -1,6 +1,6 @@
 /**
- * The actions the plan causes (README § Collections on autopilot). `takeActions` turns plan items into
- * recorded actions and their commands, in the caller's transaction, through the one command pipeline
+ * The actions the plan causes (docs/features.md § Collections on autopilot). `takeActions` turns plan items
+ * into recorded actions and their commands, in the caller's transaction, through the one command pipeline
  * (commands/issue.ts `recordCommandSet`): an action row and its command commit together, and an action
  * already recorded for its device, day and group (a run resumed after a crash) is not recorded again, so
  * no reminder or lock goes out twice.

@@ -1,6 +1,6 @@
 /**
- * Per-device holds (README § Collections on autopilot): a held device gets no automated action. Set and
- * removed by the lender's or the device's retailer's ADMINs (another retailer's device is not found),
+ * Per-device holds (docs/features.md § Collections on autopilot): a held device gets no automated action. Set
+ * and removed by the lender's or the device's retailer's ADMINs (another retailer's device is not found),
  * audited; listed within the caller's tenant.
  */
 import { COLLECTIONS_MESSAGES, type Hold } from '@lendlock/contract';

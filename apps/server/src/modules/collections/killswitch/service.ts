@@ -1,5 +1,5 @@
 /**
- * The kill switch (README § Collections on autopilot): any ADMIN or SUPERADMIN of the lender stops
+ * The kill switch (docs/features.md § Collections on autopilot): any ADMIN or SUPERADMIN of the lender stops
  * collections, only a SUPERADMIN resumes; every attempt is audited, refused or not.
  */
 import { COLLECTIONS_MESSAGES, type KillSwitch } from '@lendlock/contract';

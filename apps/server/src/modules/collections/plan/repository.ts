@@ -1,8 +1,8 @@
 /**
- * The plan's query (README § Collections on autopilot): ONE statement, set-based, that the dry run, Today's
- * Plan, the daily run's chunks, the payment watcher and the retry pass all run (`planRows`, `planCounts`):
- * for a lender's day and a policy, each loan's action in each group (a reminder, a lock, an unlock, a
- * release) and why it is skipped.
+ * The plan's query (docs/features.md § Collections on autopilot): ONE statement, set-based, that the dry run,
+ * Today's Plan, the daily run's chunks, the payment watcher and the retry pass all run (`planRows`,
+ * `planCounts`): for a lender's day and a policy, each loan's action in each group (a reminder, a lock, an
+ * unlock, a release) and why it is skipped.
  *
  * "Days overdue" and "arrears" here read as packages/contract/src/loans.ts defines them for one loan (the
  * oldest unpaid instalment due before the day; the unpaid amount of the instalments due before the day),
@@ -137,12 +137,12 @@ function loanFacts(p: PlanParams): RawBuilder<unknown> {
 }
 
 /**
- * Whether a loan's recent payments suspend its LOCK (README § Collections on autopilot), over the loan
- * facts aliased `f` (its `loan_id`, `currency`, `arrears`): the payments paid (`paid_at`, when the customer
- * paid, not when it was recorded) in the 24 hours before the engine's clock — one dated later than the
- * clock (and the skew a payment's date may have) is not yet — and not reversed, summed, reach the policy's
- * minimum: `minAmount` in the loan's currency, or `minSharePercent` of what was overdue before them (the
- * arrears, which they already reduced, plus them); none set: any payment.
+ * Whether a loan's recent payments suspend its LOCK (docs/features.md § Collections on autopilot), over the
+ * loan facts aliased `f` (its `loan_id`, `currency`, `arrears`): the payments paid (`paid_at`, when the
+ * customer paid, not when it was recorded) in the 24 hours before the engine's clock — one dated later than
+ * the clock (and the skew a payment's date may have) is not yet — and not reversed, summed, reach the
+ * policy's minimum: `minAmount` in the loan's currency, or `minSharePercent` of what was overdue before them
+ * (the arrears, which they already reduced, plus them); none set: any payment.
  */
 function recentPaymentCovers(
   f: RawBuilder<unknown>,
@@ -174,8 +174,8 @@ function planItems(p: PlanParams): RawBuilder<unknown> {
   // The device's lock is collections' own: collections decided its `locked` key (devices.desired_cause,
   // kept through a re-registration and the reconcile's re-lock); an operator's lock is left alone.
   const lockedByUs = sql`f.lock_cause = 'collections'`;
-  // An operator's unlock stands (README § Collections on autopilot): no automated lock until an instalment
-  // due on or after the day of the unlock is overdue as long as the lock rule asks.
+  // An operator's unlock stands (docs/features.md § Collections on autopilot): no automated lock until
+  // an instalment due on or after the day of the unlock is overdue as long as the lock rule asks.
   const operatorUnlock = sql`(NOT f.locked AND f.lock_cause = 'operator' AND NOT EXISTS (
       SELECT 1 FROM loan_instalments i WHERE i.loan_id = f.loan_id AND i.paid_minor < i.amount_minor
         AND i.due_date >= f.lock_decided_on AND ${daysOverdueSql(date, sql`i.due_date`)} >= ${lockAfter}::int))`;

@@ -1,6 +1,6 @@
 /**
- * The plan as the API shows it (README § Collections on autopilot): what the policy (the saved one, or an
- * unsaved one: the dry run) does on a day, counted and paged, and the whole of it as CSV; the caller's
+ * The plan as the API shows it (docs/features.md § Collections on autopilot): what the policy (the saved one,
+ * or an unsaved one: the dry run) does on a day, counted and paged, and the whole of it as CSV; the caller's
  * tenant's loans only. The one plan is `planRows` (repository.ts), which the daily run reads too.
  */
 import { Readable } from 'node:stream';

@@ -1,7 +1,7 @@
 /**
- * The collections policy and its versions (README § Collections on autopilot): read by the lender's users
- * (a retailer's user sees the exclusions of its own tenant only), saved as a new version by a SUPERADMIN,
- * audited. The policy in force is the latest version, or the default (off) before the first save.
+ * The collections policy and its versions (docs/features.md § Collections on autopilot): read by the lender's
+ * users (a retailer's user sees the exclusions of its own tenant only), saved as a new version by a
+ * SUPERADMIN, audited. The policy in force is the latest version, or the default (off) before the first save.
  */
 import {
   COLLECTIONS_MESSAGES,

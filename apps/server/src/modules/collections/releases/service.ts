@@ -1,6 +1,6 @@
 /**
- * The release approval queue (README § Collections on autopilot): a paid loan's RELEASE waits for an
- * operator when the policy asks for approval; the lender's or the device's retailer's ADMINs approve it
+ * The release approval queue (docs/features.md § Collections on autopilot): a paid loan's RELEASE waits for
+ * an operator when the policy asks for approval; the lender's or the device's retailer's ADMINs approve it
  * (the command goes out through the one pipeline) or reject it, audited, kill switch or not (a release
  * is relief). Listed by state within the caller's tenant.
  */
