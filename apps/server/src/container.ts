@@ -183,7 +183,14 @@ export async function buildContainer({ config, database, log, ...options }: Cont
     runCheckMs: config.collectionsRunCheckMs,
     failed: metrics.collectionsActionFailed,
   });
-  const mail = new MailOutbox({ db, mailer, log, failed: metrics.mailFailed });
+  // Bodies wait sealed under the secrets key: a reset link is not readable in the database.
+  const mail = new MailOutbox({
+    db,
+    mailer,
+    log,
+    failed: metrics.mailFailed,
+    sealKey: () => secrets().key,
+  });
   const password = new PasswordService({
     db,
     mailer,

@@ -11,7 +11,8 @@ import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildApp } from '../src/app';
 import type { Config } from '../src/config';
-import { isPermanentMailError, retryDelayMs } from '../src/modules/mail/outbox';
+import { seal } from '../src/lib/sealed';
+import { isPermanentMailError, retryDelayMs, UNOPENED_BODY } from '../src/modules/mail/outbox';
 import { databaseKinds, openTestDatabase, type TestDatabase } from './db';
 import { buildConfig, buildUser } from './factories';
 
@@ -116,6 +117,47 @@ describe.each(databaseKinds())('the mail outbox on %s', (kind) => {
       .where('recipient', '=', to)
       .execute();
 
+  it('gives up a body that does not open with the secrets key, and still sends one an older version wrote plain', async () => {
+    const smtp = await startSmtp();
+    const { app, lines } = await startApp(database, { smtpUrl: smtp.url });
+    const sealedElsewhere = await buildUser(database);
+    const plain = await buildUser(database);
+    try {
+      // A mail sealed under another secrets key (SECRETS_KEY changed while it waited).
+      await database.db
+        .insertInto('mail_outbox')
+        .values({
+          kind: 'password_reset',
+          recipient: sealedElsewhere.email,
+          subject: 'Reset',
+          body: seal(Buffer.alloc(32, 9), `mail_outbox:password_reset:${sealedElsewhere.email}`, 'x'),
+          give_up_at: new Date(Date.now() + 3_600_000),
+        })
+        .execute();
+      await database.db
+        .insertInto('mail_outbox')
+        .values({
+          kind: 'password_reset',
+          recipient: plain.email,
+          subject: 'Reset',
+          body: 'written plain by an older version',
+          give_up_at: new Date(Date.now() + 3_600_000),
+        })
+        .execute();
+      await app.ctx.mail.runOnce();
+      const given = await outboxRow(sealedElsewhere.email);
+      expect(given.failed_at).not.toBeNull();
+      expect(given.last_error).toBe(UNOPENED_BODY);
+      expect(given.body).toBeNull();
+      expect(lines.some((l) => l.level === 50 && l.msg === `mail given up: ${UNOPENED_BODY}`)).toBe(true);
+      expect(smtp.inbox.map((m) => m.to)).toEqual([plain.email]);
+      expect(smtp.inbox[0]?.raw).toContain('written plain by an older version');
+    } finally {
+      await app.close();
+      await smtp.close();
+    }
+  });
+
   it('keeps a reset mail while the server is down, across a restart, and delivers it when back', async () => {
     const port = await freePort();
     const down = await startApp(database, { smtpUrl: `smtp://127.0.0.1:${port}` });
@@ -135,6 +177,12 @@ describe.each(databaseKinds())('the mail outbox on %s', (kind) => {
         return row;
       });
       expect(failed).toMatchObject({ kind: 'password_reset', sent_at: null, failed_at: null });
+      // While it waits, a reader of the database finds no link in it: the body is sealed.
+      expect(failed.body).toMatch(/^v1:/);
+      expect(failed.body).not.toMatch(/resetPassword|console\.test/);
+      expect(JSON.stringify(await database.db.selectFrom('mail_outbox').selectAll().execute())).not.toMatch(
+        /resetPassword/,
+      );
       expect(failed.due_in_s).toBeGreaterThan(50);
       expect(failed.due_in_s).toBeLessThanOrEqual(60);
       expect(failed.last_error).toMatch(/ECONNREFUSED/);

@@ -6,12 +6,17 @@
  * refused for good (an SMTP 5xx) or past its deadline (a reset link's expiry; 24 h by default) is given
  * up where operators see it: an error log line and `lendlock_mail_failed_total`. Delivery is at least
  * once: a sender that dies after the SMTP server took the mail but before recording it sends it again.
+ * A body waits sealed (AES-256-GCM under the secrets key, bound to the mail's kind and recipient), so a
+ * reader of the database finds no usable reset link in it; it is opened only to be sent, and dropped
+ * once sent or given up. A body that does not open (the secrets key changed) is given up with that reason.
  */
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Counter } from 'prom-client';
 import type { DB } from '../../db/types';
 import { Poller } from '../../lib/poller';
+import { seal, unseal } from '../../lib/sealed';
+import { isSealed } from '../../lib/secrets-at-rest';
 import type { Mailer } from './mailer';
 import {
   type ClaimedMail,
@@ -64,6 +69,8 @@ export interface MailOutboxOptions {
   log: FastifyBaseLogger;
   /** `lendlock_mail_failed_total`, by kind. */
   failed: Counter<'kind'>;
+  /** The secrets key (SECRETS_KEY or DATA_DIR/secrets.key) that seals the bodies waiting in the table. */
+  sealKey: () => Buffer;
   pollMs?: number;
 }
 
@@ -78,6 +85,7 @@ export class MailOutbox {
   enqueue(db: Kysely<DB>, mail: Omit<QueuedMail, 'giveUpAt'> & { giveUpAt?: Date }): Promise<number> {
     return enqueueMail(db, {
       ...mail,
+      text: seal(this.options.sealKey(), bodyContext(mail.kind, mail.to), mail.text),
       giveUpAt: mail.giveUpAt ?? new Date(Date.now() + MAIL_GIVE_UP_AFTER_MS),
     });
   }
@@ -132,9 +140,16 @@ export class MailOutbox {
 
   private async send(mail: ClaimedMail): Promise<void> {
     const { db, log, mailer } = this.options;
+    const text = this.openBody(mail);
+    if (text === null) {
+      await markMailFailed(db, mail.id, UNOPENED_BODY);
+      this.options.failed.inc({ kind: mail.kind });
+      log.error({ mailId: mail.id, kind: mail.kind, to: mail.recipient }, `mail given up: ${UNOPENED_BODY}`);
+      return;
+    }
     let sent: { file?: string };
     try {
-      sent = await mailer.send({ to: mail.recipient, subject: mail.subject, text: mail.body ?? '' });
+      sent = await mailer.send({ to: mail.recipient, subject: mail.subject, text });
     } catch (error) {
       const reason = describe(error);
       const nextAt = Date.now() + retryDelayMs(mail.attempts);
@@ -159,4 +174,16 @@ export class MailOutbox {
     await markMailSent(db, mail.id);
     log.info({ mailId: mail.id, kind: mail.kind, to: mail.recipient, file: sent.file }, 'mail sent');
   }
+
+  /** The body to send: opened when sealed (null when it does not open), as written when an older version wrote it plain. */
+  private openBody(mail: ClaimedMail): string | null {
+    if (mail.body === null) return '';
+    if (!isSealed(mail.body)) return mail.body;
+    return unseal(this.options.sealKey(), bodyContext(mail.kind, mail.recipient), mail.body);
+  }
 }
+
+/** What a sealed body is bound to: it opens only in a row of its kind and recipient. */
+const bodyContext = (kind: string, to: string) => `mail_outbox:${kind}:${to}`;
+
+export const UNOPENED_BODY = 'its body does not open with the secrets key (SECRETS_KEY changed?)';
