@@ -25,6 +25,8 @@ export function buildConfig(overrides: Partial<Config> = {}): Config {
       AUTHZ_CHECK: 'enforce',
       // Seals the secrets kept in settings (else a key file would be generated into DATA_DIR).
       SECRETS_KEY: Buffer.alloc(32, 7).toString('base64'),
+      // MACs the audit chain's anchors (else DATA_DIR/audit-anchor.key would be generated).
+      AUDIT_ANCHOR_KEY: Buffer.alloc(32, 8).toString('base64'),
     }),
     ...overrides,
   };

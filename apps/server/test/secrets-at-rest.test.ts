@@ -179,7 +179,8 @@ describe('npm run cli -- secrets rotate, audit verify (embedded database)', () =
     let edited: number;
     let anchor: string;
     try {
-      // The server's first start created DATA_DIR/audit-anchor.key; the head is anchored with it.
+      // The head is anchored with DATA_DIR/audit-anchor.key (created here, as a server start without
+      // AUDIT_ANCHOR_KEY creates it), which the CLI then reads.
       const sealer = new AuditSealer({
         db: database.db,
         log: { info() {}, warn() {} } as never,
