@@ -161,6 +161,8 @@ const envSchema = z.object({
     )
     .optional(),
   AUDIT_ANCHOR_INTERVAL: duration('AUDIT_ANCHOR_INTERVAL').default(60_000),
+  MFA_LOCK_AFTER: int('MFA_LOCK_AFTER', 1, 1000).default(20),
+  MFA_LOCK_WINDOW: duration('MFA_LOCK_WINDOW').default(24 * 3_600_000),
   MFA_SECRET_KEY: z
     .string()
     .refine(
@@ -287,6 +289,9 @@ export type Config = {
   mfaRequiredLevels: UserLevel[];
   /** Seals TOTP secrets at rest; unset: a key generated once and kept in the database (settings). */
   mfaSecretKey: string | undefined;
+  /** Wrong second-factor codes within `mfaLockWindowMs` that lock an account's second factor. */
+  mfaLockAfter: number;
+  mfaLockWindowMs: number;
   /** Seals webhook signing secrets at rest; unset: a key generated once and kept (sealed) in settings. */
   webhookSecretKey: string | undefined;
   /** Seals the secrets kept in `settings`; unset: DATA_DIR/secrets.key, generated once. */
@@ -418,6 +423,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     loginThrottleWindowMs: e.LOGIN_THROTTLE_WINDOW,
     mfaRequiredLevels: e.MFA_REQUIRED_LEVELS,
     mfaSecretKey: e.MFA_SECRET_KEY,
+    mfaLockAfter: e.MFA_LOCK_AFTER,
+    mfaLockWindowMs: e.MFA_LOCK_WINDOW,
     webhookSecretKey: e.WEBHOOK_SECRET_KEY,
     secretsKey: e.SECRETS_KEY,
     auditAnchorKey: e.AUDIT_ANCHOR_KEY,
@@ -588,6 +595,16 @@ export const ENV_DOCS: Record<
     group: 'security',
     description:
       'Levels that must sign in with a second factor (TOTP): comma-separated `USER`, `ADMIN`, `SUPERADMIN`, or `none`. Such an account without it is taken to set it up after its password, and its session can do nothing else until it has. Other levels may turn it on. See [docs/operations.md](operations.md#two-factor-authentication-mfa).',
+  },
+  MFA_LOCK_AFTER: {
+    group: 'security',
+    description:
+      "Wrong second-factor codes (TOTP or recovery) of one account within `MFA_LOCK_WINDOW` that lock its second factor: every further code, the right one too, is refused with 403 `MFA_LOCKED` until an ADMIN or SUPERADMIN resets the account's MFA. The sign-in throttle caps guesses per 15 minutes; this caps them over days. See [operations](operations.md#two-factor-authentication-mfa).",
+  },
+  MFA_LOCK_WINDOW: {
+    group: 'security',
+    description:
+      'The window of `MFA_LOCK_AFTER`: it opens at a wrong code when none is open, and the count starts again once it has passed. A right code does not clear the count.',
   },
   MFA_SECRET_KEY: {
     group: 'keys',

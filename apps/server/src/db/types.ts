@@ -152,6 +152,10 @@ export interface UserMfaTable {
   created_at: CreatedAt;
   confirmed_at: Date | null;
   last_used_step: number | null;
+  /** 0039: wrong codes in the window opened at `failures_since`; `locked_at` set at MFA_LOCK_AFTER. */
+  failures: Generated<number>;
+  failures_since: Date | null;
+  locked_at: Date | null;
 }
 
 /** 0013: single-use recovery codes, stored as SHA-256. */

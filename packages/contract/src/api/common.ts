@@ -23,6 +23,8 @@ export const ERROR_CODES = [
   'ATTESTATION_REQUIRED',
   'MFA_ENROLMENT_REQUIRED',
   'MFA_CHALLENGE_EXPIRED',
+  /** Too many wrong second-factor codes: no code passes until an administrator resets the account's MFA. */
+  'MFA_LOCKED',
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
