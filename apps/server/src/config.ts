@@ -114,6 +114,9 @@ const envSchema = z.object({
     .refine((v) => Buffer.from(v, 'base64').length === 32, 'ENVELOPE_KEY must be 32 bytes written as base64')
     .optional(),
   SESSION_TTL: duration('SESSION_TTL').default(8 * 3_600_000),
+  SESSION_IDLE_TIMEOUT: duration('SESSION_IDLE_TIMEOUT')
+    .refine((ms) => ms >= 2 * 60_000, 'SESSION_IDLE_TIMEOUT must be at least 2m')
+    .default(30 * 60_000),
   PRODUCT_LABEL: z.string().min(1).max(60).default('Lendlock'),
   ALLOWED_EMAIL_DOMAINS: z
     .string()
@@ -279,6 +282,8 @@ export type Config = {
   dispatchIntervalMs: number;
   envelopeKey: string | undefined;
   sessionTtlMs: number;
+  /** A session unused this long ends (besides `sessionTtlMs`). */
+  sessionIdleTimeoutMs: number;
   productLabel: string;
   allowedEmailDomains: string[];
   passwordMinLength: number;
@@ -415,6 +420,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     dispatchIntervalMs: e.DISPATCH_INTERVAL,
     envelopeKey: e.ENVELOPE_KEY,
     sessionTtlMs: e.SESSION_TTL,
+    sessionIdleTimeoutMs: e.SESSION_IDLE_TIMEOUT,
     productLabel: e.PRODUCT_LABEL,
     allowedEmailDomains: e.ALLOWED_EMAIL_DOMAINS,
     passwordMinLength: e.PASSWORD_MIN_LENGTH,
@@ -562,6 +568,11 @@ export const ENV_DOCS: Record<
   SESSION_TTL: {
     group: 'security',
     description: 'Absolute lifetime of a console session. This is the time shown in the red notice.',
+  },
+  SESSION_IDLE_TIMEOUT: {
+    group: 'security',
+    description:
+      'A console session unused this long ends (at least 2m), besides `SESSION_TTL`: its next call is refused with 401 and `reason` `idle`. Each call refreshes it (recorded at most once a minute, so a session ends within a minute after this). The console warns a minute before with a Stay signed in button. Integrator API keys are not sessions and are not affected. See [operations](operations.md#sessions).',
   },
   PRODUCT_LABEL: {
     group: 'server',

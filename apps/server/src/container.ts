@@ -273,7 +273,7 @@ export async function buildContainer({ config, database, log, ...options }: Cont
       },
     }),
     /** Who a request's credential is (plugins/auth.ts). */
-    authenticator: new SessionAuthenticator({ db }),
+    authenticator: new SessionAuthenticator({ db, idleTimeoutMs: config.sessionIdleTimeoutMs }),
     /** Forgot and reset password (modules/password/service.ts). */
     password,
     audit: new AuditService({ db }),

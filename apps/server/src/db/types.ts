@@ -48,6 +48,8 @@ export interface SessionsTable {
   ended_at: Date | null;
   ended_reason: string | null;
   client_address: string | null;
+  /** 0040: the last request that used it, written at most once a minute (SESSION_IDLE_TIMEOUT). */
+  last_used_at: Generated<Date>;
 }
 
 export interface ApiKeysTable {
