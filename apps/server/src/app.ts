@@ -129,6 +129,7 @@ export async function buildApp(options: BuildAppOptions): Promise<FastifyInstanc
     allowedEmailDomains: config.allowedEmailDomains,
     passwordMinLength: config.passwordMinLength,
     clientCode: config.clientCode,
+    sessionIdleTimeoutMs: config.sessionIdleTimeoutMs,
     reportTimeZone: config.reportTimeZone,
   });
   registerErrorHandling(app, consoleFallback);

@@ -114,6 +114,9 @@ const envSchema = z.object({
     .refine((v) => Buffer.from(v, 'base64').length === 32, 'ENVELOPE_KEY must be 32 bytes written as base64')
     .optional(),
   SESSION_TTL: duration('SESSION_TTL').default(8 * 3_600_000),
+  SESSION_IDLE_TIMEOUT: duration('SESSION_IDLE_TIMEOUT')
+    .refine((ms) => ms >= 2 * 60_000, 'SESSION_IDLE_TIMEOUT must be at least 2m')
+    .default(30 * 60_000),
   PRODUCT_LABEL: z.string().min(1).max(60).default('Lendlock'),
   ALLOWED_EMAIL_DOMAINS: z
     .string()
@@ -161,6 +164,8 @@ const envSchema = z.object({
     )
     .optional(),
   AUDIT_ANCHOR_INTERVAL: duration('AUDIT_ANCHOR_INTERVAL').default(60_000),
+  MFA_LOCK_AFTER: int('MFA_LOCK_AFTER', 1, 1000).default(20),
+  MFA_LOCK_WINDOW: duration('MFA_LOCK_WINDOW').default(24 * 3_600_000),
   MFA_SECRET_KEY: z
     .string()
     .refine(
@@ -277,6 +282,8 @@ export type Config = {
   dispatchIntervalMs: number;
   envelopeKey: string | undefined;
   sessionTtlMs: number;
+  /** A session unused this long ends (besides `sessionTtlMs`). */
+  sessionIdleTimeoutMs: number;
   productLabel: string;
   allowedEmailDomains: string[];
   passwordMinLength: number;
@@ -287,6 +294,9 @@ export type Config = {
   mfaRequiredLevels: UserLevel[];
   /** Seals TOTP secrets at rest; unset: a key generated once and kept in the database (settings). */
   mfaSecretKey: string | undefined;
+  /** Wrong second-factor codes within `mfaLockWindowMs` that lock an account's second factor. */
+  mfaLockAfter: number;
+  mfaLockWindowMs: number;
   /** Seals webhook signing secrets at rest; unset: a key generated once and kept (sealed) in settings. */
   webhookSecretKey: string | undefined;
   /** Seals the secrets kept in `settings`; unset: DATA_DIR/secrets.key, generated once. */
@@ -410,6 +420,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     dispatchIntervalMs: e.DISPATCH_INTERVAL,
     envelopeKey: e.ENVELOPE_KEY,
     sessionTtlMs: e.SESSION_TTL,
+    sessionIdleTimeoutMs: e.SESSION_IDLE_TIMEOUT,
     productLabel: e.PRODUCT_LABEL,
     allowedEmailDomains: e.ALLOWED_EMAIL_DOMAINS,
     passwordMinLength: e.PASSWORD_MIN_LENGTH,
@@ -418,6 +429,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     loginThrottleWindowMs: e.LOGIN_THROTTLE_WINDOW,
     mfaRequiredLevels: e.MFA_REQUIRED_LEVELS,
     mfaSecretKey: e.MFA_SECRET_KEY,
+    mfaLockAfter: e.MFA_LOCK_AFTER,
+    mfaLockWindowMs: e.MFA_LOCK_WINDOW,
     webhookSecretKey: e.WEBHOOK_SECRET_KEY,
     secretsKey: e.SECRETS_KEY,
     auditAnchorKey: e.AUDIT_ANCHOR_KEY,
@@ -556,6 +569,11 @@ export const ENV_DOCS: Record<
     group: 'security',
     description: 'Absolute lifetime of a console session. This is the time shown in the red notice.',
   },
+  SESSION_IDLE_TIMEOUT: {
+    group: 'security',
+    description:
+      'A console session unused this long ends (at least 2m), besides `SESSION_TTL`: its next call is refused with 401 and `reason` `idle`. Each call refreshes it (recorded at most once a minute, so a session ends within a minute after this). The console warns a minute before with a Stay signed in button. Integrator API keys are not sessions and are not affected. See [operations](operations.md#sessions).',
+  },
   PRODUCT_LABEL: {
     group: 'server',
     description: "Name shown in the console's top bar, sign-in card and page titles (1–60 characters).",
@@ -588,6 +606,16 @@ export const ENV_DOCS: Record<
     group: 'security',
     description:
       'Levels that must sign in with a second factor (TOTP): comma-separated `USER`, `ADMIN`, `SUPERADMIN`, or `none`. Such an account without it is taken to set it up after its password, and its session can do nothing else until it has. Other levels may turn it on. See [docs/operations.md](operations.md#two-factor-authentication-mfa).',
+  },
+  MFA_LOCK_AFTER: {
+    group: 'security',
+    description:
+      "Wrong second-factor codes (TOTP or recovery) of one account within `MFA_LOCK_WINDOW` that lock its second factor: every further code, the right one too, is refused with 403 `MFA_LOCKED` until an ADMIN or SUPERADMIN resets the account's MFA. The sign-in throttle caps guesses per 15 minutes; this caps them over days. See [operations](operations.md#two-factor-authentication-mfa).",
+  },
+  MFA_LOCK_WINDOW: {
+    group: 'security',
+    description:
+      'The window of `MFA_LOCK_AFTER`: it opens at a wrong code when none is open, and the count starts again once it has passed. A right code does not clear the count.',
   },
   MFA_SECRET_KEY: {
     group: 'keys',

@@ -101,6 +101,8 @@ export async function buildContainer({ config, database, log, ...options }: Cont
       requiredLevels: config.mfaRequiredLevels,
       key: Buffer.from(mfaSecretKey, 'base64'),
       issuer: config.productLabel,
+      lockAfter: config.mfaLockAfter,
+      lockWindowMs: config.mfaLockWindowMs,
     },
   };
   const identityPolicy: IdentityPolicy = {
@@ -205,7 +207,12 @@ export async function buildContainer({ config, database, log, ...options }: Cont
     db,
     rules: { allowedEmailDomains: config.allowedEmailDomains, passwordMinLength: config.passwordMinLength },
   });
-  const mfa = new MfaService({ db, settings: authSettings.mfa, throttle: authSettings });
+  const mfa = new MfaService({
+    db,
+    settings: authSettings.mfa,
+    throttle: authSettings,
+    locked: metrics.mfaLocked,
+  });
   const auth = new AuthService({ db, settings: authSettings, mfa });
 
   const enrollment = new EnrollmentService({ db });
@@ -273,7 +280,7 @@ export async function buildContainer({ config, database, log, ...options }: Cont
       },
     }),
     /** Who a request's credential is (plugins/auth.ts). */
-    authenticator: new SessionAuthenticator({ db }),
+    authenticator: new SessionAuthenticator({ db, idleTimeoutMs: config.sessionIdleTimeoutMs }),
     /** Forgot and reset password (modules/password/service.ts). */
     password,
     audit: new AuditService({ db }),

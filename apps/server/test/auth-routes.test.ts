@@ -274,6 +274,13 @@ describe.each(databaseKinds())('sign-in and sessions on %s', (kind) => {
     const home = (token: string) =>
       app.inject({ method: 'GET', url: '/api/homeData.php', headers: { 'x-api-key': token } });
     const hashOf = (token: string) => sha256Hex(token);
+    /** The session's last use recorded `interval` ago, as the database's clock sees it. */
+    const usedAgo = (token: string, interval: string) =>
+      database.db
+        .updateTable('sessions')
+        .set({ last_used_at: sql<Date>`now() - ${interval}::interval` })
+        .where('token_hash', '=', hashOf(token))
+        .execute();
     let admin: Session;
     beforeAll(async () => {
       admin = await loginAs(app, await buildUser(database, { userlevel: 'SUPERADMIN' }));
@@ -341,6 +348,13 @@ describe.each(databaseKinds())('sign-in and sessions on %s', (kind) => {
         },
       ],
       [
+        'unused for SESSION_IDLE_TIMEOUT (30 minutes here) and the minute its last use may lag',
+        'idle',
+        async (_user: TestUser, token: string) => {
+          await usedAgo(token, '32 minutes');
+        },
+      ],
+      [
         'of a user made INACTIVE without ending it',
         'ended_by_admin',
         async (user: TestUser) => {
@@ -364,6 +378,42 @@ describe.each(databaseKinds())('sign-in and sessions on %s', (kind) => {
         message: MESSAGES.authorizationFailed,
         reason,
       });
+    });
+
+    it('a session in use stays: each call records its use, at most once a minute; keys have no idle end', async () => {
+      const user = await buildUser(database);
+      const { token } = await loginAs(app, user);
+      const lastUse = async () =>
+        (
+          await database.db
+            .selectFrom('sessions')
+            .select(sql<number>`extract(epoch from now() - last_used_at)::float8`.as('ago'))
+            .where('token_hash', '=', hashOf(token))
+            .executeTakeFirstOrThrow()
+        ).ago;
+
+      // Last used 30.5 minutes ago as recorded: within the minute the record may lag, so still live.
+      await usedAgo(token, '30 minutes 30 seconds');
+      expect((await home(token)).statusCode).toBe(200);
+      expect(await lastUse()).toBeLessThan(5);
+      // Used again within the minute: nothing written (the record keeps its time).
+      await usedAgo(token, '30 seconds');
+      expect((await home(token)).statusCode).toBe(200);
+      expect(await lastUse()).toBeGreaterThanOrEqual(30);
+
+      // An integrator key works whatever its owner's sessions do.
+      const { key, session } = await buildKey(app, database);
+      await usedAgo(session.token, '2 days');
+      expect((await home(session.token)).json().reason).toBe('idle');
+      const byKey = await app.inject({
+        method: 'GET',
+        url: '/api/homeData.php',
+        headers: { 'x-api-key': key },
+      });
+      expect(byKey.statusCode).toBe(200);
+
+      const config = (await app.inject({ method: 'GET', url: '/config.json' })).json();
+      expect(config.sessionIdleTimeoutMs).toBe(30 * 60_000);
     });
 
     it('says nothing more for a token it does not know, a deactivated key, or no token', async () => {

@@ -588,4 +588,120 @@ describe.each(databaseKinds())('two-factor authentication on %s', (kind) => {
       expect(await countRows('user_mfa', victim.id)).toBe(1);
     });
   });
+
+  describe('lock after MFA_LOCK_AFTER wrong codes in MFA_LOCK_WINDOW (defaults: 20 in 24 hours)', () => {
+    /** Time passes for the account and the address, as the database sees it: their windows move back. */
+    async function later(userId: number, address: string, ms: number) {
+      const by = sql`${ms} * interval '1 millisecond'`;
+      await sql`UPDATE login_throttle SET window_start = window_start - ${by}
+        WHERE key LIKE ${`%user:${userId}%`} OR key LIKE ${`%${address}`}`.execute(database.db);
+      await sql`UPDATE user_mfa SET failures_since = failures_since - ${by}
+        WHERE user_id = ${userId}`.execute(database.db);
+    }
+    const minutes16 = 16 * 60_000;
+
+    /** `n` wrong codes, three at most per throttle window (LOGIN_MAX_FAILURES_PER_ACCOUNT here), over hours. */
+    async function guess(user: TestUser, secret: string, address: string, n: number) {
+      const answers = [];
+      for (let i = 0; i < n; i++) {
+        if (i > 0 && i % 3 === 0) await later(user.id, address, minutes16);
+        const token = (await passwordStep(user, address)).json().mfaToken;
+        answers.push(await verify({ mfaToken: token, code: await wrongCode(secret) }, address));
+      }
+      return answers;
+    }
+
+    const lockMetric = async () =>
+      Number(/^lendlock_mfa_locks_total (\d+)$/m.exec((await call('GET', '/metrics')).body)?.[1]);
+
+    it('the 20th wrong code over hours locks the second factor: the right code and a recovery code are refused until a reset', async () => {
+      const admin = await buildUser(database, { userlevel: 'ADMIN' });
+      const adminSession = await enrol(admin);
+      const user = await buildUser(database);
+      const { secret, recoveryCodes } = await enrol(user);
+      const address = freshAddress();
+      const sessions = await countRows('sessions', user.id);
+      const locksBefore = await lockMetric();
+
+      // Nineteen wrong codes across seven throttle windows: each refused as wrong, never throttled.
+      const answers = await guess(user, secret, address, 19);
+      expect(answers.map((a) => a.statusCode)).toEqual(Array(19).fill(401));
+      await later(user.id, address, minutes16);
+      const token = (await passwordStep(user, address)).json().mfaToken;
+      const twentieth = await verify({ mfaToken: token, code: await wrongCode(secret) }, address);
+      expect(twentieth.statusCode).toBe(403);
+      expect(twentieth.json()).toMatchObject({ code: 'MFA_LOCKED', message: MFA_MESSAGES.locked });
+
+      // Locked: the right code, then a right recovery code, from a new sign-in and another address.
+      const elsewhere = freshAddress();
+      const again = (await passwordStep(user, elsewhere)).json().mfaToken;
+      const right = await verify({ mfaToken: again, code: await nextCode(secret) }, elsewhere);
+      expect(right.statusCode).toBe(403);
+      expect(right.json()).toMatchObject({ code: 'MFA_LOCKED', message: MFA_MESSAGES.locked });
+      const recovery = await verify({ mfaToken: again, recoveryCode: recoveryCodes[0] }, elsewhere);
+      expect(recovery.statusCode).toBe(403);
+      expect(recovery.json().code).toBe('MFA_LOCKED');
+      // Nothing else changed: no session, no recovery code used, the refusals counted no failure.
+      expect(await countRows('sessions', user.id)).toBe(sessions);
+      expect(await countRows('mfa_recovery_codes', user.id)).toBe(10);
+      const unused = await database.db
+        .selectFrom('mfa_recovery_codes')
+        .select('id')
+        .where('user_id', '=', user.id)
+        .where('used_at', 'is', null)
+        .execute();
+      expect(unused).toHaveLength(10);
+      expect(
+        await database.db
+          .selectFrom('login_throttle')
+          .select('key')
+          .where('key', 'like', `%${elsewhere}`)
+          .execute(),
+      ).toEqual([]);
+      expect((await auditOf(user.email, 'login.mfa')).map((a) => a.result)).toEqual([
+        ...Array(20).fill('invalid code'),
+        'locked',
+        'locked',
+      ]);
+      const lock = await auditOf(user.email, 'mfa.lock');
+      expect(lock.map((a) => [a.actor, a.target, a.result, a.details])).toEqual([
+        [user.email, user.email, 'success', { failures: 20, windowMs: 24 * 3_600_000 }],
+      ]);
+      expect(await lockMetric()).toBe(locksBefore + 1);
+
+      // An administrator's reset clears the lock with the rest: the USER signs in on the password alone,
+      // and setting two-factor up again starts with no count.
+      const reset = await call('POST', '/api/v2/mfa/reset', {
+        token: adminSession.token,
+        payload: { email: user.email },
+      });
+      expect(reset.statusCode).toBe(200);
+      expect(await countRows('user_mfa', user.id)).toBe(0);
+      const fresh = await enrol(user);
+      const next = (await passwordStep(user, elsewhere)).json().mfaToken;
+      expect(
+        (await verify({ mfaToken: next, code: await nextCode(fresh.secret) }, elsewhere)).statusCode,
+      ).toBe(200);
+    });
+
+    it('wrong codes older than the window do not count: the count starts again', async () => {
+      const user = await buildUser(database);
+      const { secret } = await enrol(user);
+      const address = freshAddress();
+      await guess(user, secret, address, 19);
+      // A day and a bit later: the window has passed.
+      await later(user.id, address, 24 * 3_600_000 + 60_000);
+      const [late] = await guess(user, secret, address, 1);
+      expect(late?.statusCode).toBe(401);
+      expect(late?.json().code).toBe('INVALID_CREDENTIALS');
+      const row = await database.db
+        .selectFrom('user_mfa')
+        .select(['failures', 'locked_at'])
+        .where('user_id', '=', user.id)
+        .executeTakeFirstOrThrow();
+      expect(row).toEqual({ failures: 1, locked_at: null });
+      const token = (await passwordStep(user, address)).json().mfaToken;
+      expect((await verify({ mfaToken: token, code: await nextCode(secret) }, address)).statusCode).toBe(200);
+    });
+  });
 });

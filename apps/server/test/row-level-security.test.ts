@@ -353,7 +353,9 @@ describe.each(databaseKinds())('row-level security (%s)', (kind) => {
       // A route that forgot its retailer filter: every device it can read.
       probe = Fastify({ logger: false });
       registerErrorHandling(probe);
-      registerAuth(probe, new SessionAuthenticator({ db: database.db }), { 'GET /probe/devices': admin() });
+      registerAuth(probe, new SessionAuthenticator({ db: database.db, idleTimeoutMs: 30 * 60_000 }), {
+        'GET /probe/devices': admin(),
+      });
       probe.get('/probe/devices', async () => ({
         imeis: (await database.db.selectFrom('devices').select('imei1').orderBy('imei1').execute()).map(
           (d) => d.imei1,

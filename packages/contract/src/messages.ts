@@ -14,6 +14,11 @@ export const MESSAGES = {
   sessionSignedOut: 'You were signed out. Please sign in again.',
   sessionPasswordReset: 'Your password was reset. Please sign in with the new password.',
   sessionEnded: 'Your session has ended. Please sign in again.',
+  /** A session unused for SESSION_IDLE_TIMEOUT. */
+  sessionIdle: 'Your session ended because it was not used for a while. Please sign in again.',
+  /** The console's notice a minute before a session's idle end. */
+  sessionIdleWarning: 'Your session will end in a minute unless you continue.',
+  sessionStaySignedIn: 'Stay signed in',
   /** What the user was sending when the session ended: it never reached the server. */
   notSent: (what: string) => `Not sent: ${what}. Sign in and send it again.`,
 

@@ -48,6 +48,8 @@ export interface SessionsTable {
   ended_at: Date | null;
   ended_reason: string | null;
   client_address: string | null;
+  /** 0040: the last request that used it, written at most once a minute (SESSION_IDLE_TIMEOUT). */
+  last_used_at: Generated<Date>;
 }
 
 export interface ApiKeysTable {
@@ -152,6 +154,10 @@ export interface UserMfaTable {
   created_at: CreatedAt;
   confirmed_at: Date | null;
   last_used_step: number | null;
+  /** 0039: wrong codes in the window opened at `failures_since`; `locked_at` set at MFA_LOCK_AFTER. */
+  failures: Generated<number>;
+  failures_since: Date | null;
+  locked_at: Date | null;
 }
 
 /** 0013: single-use recovery codes, stored as SHA-256. */

@@ -707,8 +707,8 @@ export const OPERATIONS: Readonly<Record<string, Operation>> = {
 
 export const ERROR_DESCRIPTIONS: Readonly<Record<number, string>> = {
   400: 'The request is not valid (`VALIDATION_FAILED`, `BAD_ENVELOPE`).',
-  401: 'No valid credential (`UNAUTHENTICATED`; for a console session that ended, `reason` says why: `ended_by_admin`, `expired`, `signed_out` or `password_reset`), or wrong credentials (`INVALID_CREDENTIALS`).',
-  403: 'The credential lacks the right (`FORBIDDEN`, `ACCOUNT_DISABLED`, `MFA_ENROLMENT_REQUIRED`).',
+  401: 'No valid credential (`UNAUTHENTICATED`; for a console session that ended, `reason` says why: `ended_by_admin`, `expired`, `signed_out`, `password_reset` or `idle`), or wrong credentials (`INVALID_CREDENTIALS`).',
+  403: 'The credential lacks the right (`FORBIDDEN`, `ACCOUNT_DISABLED`, `MFA_ENROLMENT_REQUIRED`, `MFA_LOCKED`).',
   404: 'No such resource (`NOT_FOUND`).',
   409: 'The resource’s state forbids it (`CONFLICT` and the call’s own codes).',
   410: 'The resource existed and was removed (`GONE`).',

@@ -2,7 +2,7 @@
  * Prometheus metrics at GET /metrics (the figures to watch in production, under names and
  * types `promtool check metrics` accepts). Per instance: HTTP request latencies per route, device
  * acknowledgements by status and their latency from issue (histograms), mail given up, failed attempts of
- * automated collections actions. Read from the
+ * automated collections actions, second factors locked. Read from the
  * database at scrape time through partial indexes (the same value on every instance): pending commands,
  * incomplete batches and the rows they have left, devices online, mail waiting in the outbox (ADR 0008: a
  * mail that cannot be sent is never silent), webhook endpoints whose circuit breaker is open. Node's default process metrics under their standard names.
@@ -35,6 +35,8 @@ export interface Metrics {
   mailFailed: Counter<'kind'>;
   /** Failed attempts of automated collections actions seen by this instance's retry pass, by action. */
   collectionsActionFailed: Counter<'action'>;
+  /** Accounts whose second factor this instance locked after too many wrong codes (modules/mfa). */
+  mfaLocked: Counter;
   /** The device channel's broker, whose connection `lendlock_broker_connected` reports. */
   watchBroker(kind: 'embedded' | 'external', connected: () => boolean): void;
   /** The audit chain's head this instance anchored (modules/audit/anchor.ts). */
@@ -193,6 +195,13 @@ export function createMetrics({ health, log }: MetricsOptions): Metrics {
     registers: [registry],
   });
   for (const action of COLLECTIONS_RETRY.actions) collectionsActionFailed.inc({ action }, 0);
+  const mfaLocked = new Counter({
+    name: 'lendlock_mfa_locks_total',
+    help: 'Second factors locked by this instance after MFA_LOCK_AFTER wrong codes (an administrator must reset them)',
+    registers: [registry],
+  });
+  // Present at 0 from the start, so that an alert on its increase sees the first lock.
+  mfaLocked.inc(0);
   const anchorSeq = new Gauge({
     name: 'lendlock_audit_anchor_seq',
     help: "The audit chain's link this instance last anchored (its head then); absent before the first anchor",
@@ -218,6 +227,7 @@ export function createMetrics({ health, log }: MetricsOptions): Metrics {
     },
     mailFailed,
     collectionsActionFailed,
+    mfaLocked,
     auditAnchored(anchor) {
       anchorSeq.set(anchor.seq);
       anchorTime.setToCurrentTime();

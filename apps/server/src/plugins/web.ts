@@ -27,6 +27,8 @@ export interface WebOptions {
   allowedEmailDomains: string[];
   passwordMinLength: number;
   clientCode: string;
+  /** SESSION_IDLE_TIMEOUT, for the console's warning a minute before a session's idle end. */
+  sessionIdleTimeoutMs: number;
   /** The day the Notify sample is dated on when fetched by its path (the console makes its own). */
   reportTimeZone: string;
 }
@@ -42,6 +44,7 @@ export async function registerWeb(
     productLabel: options.productLabel,
     envelopeKey: options.envelopeKey,
     sessionCheckIntervalMs: 1000,
+    sessionIdleTimeoutMs: options.sessionIdleTimeoutMs,
     allowedEmailDomains: options.allowedEmailDomains,
     passwordMinLength: options.passwordMinLength,
     clientCode: options.clientCode,

@@ -123,6 +123,7 @@ describe('api client', () => {
     ['expired', 'expired'],
     ['signed_out', 'signed_out'],
     ['password_reset', 'password_reset'],
+    ['idle', 'idle'],
     ['something new', null],
   ] as const)(
     "a 401 with reason '%s' ends the session noting %s, and what the call was sending",
@@ -139,6 +140,30 @@ describe('api client', () => {
       expect(sessions.end).toHaveBeenCalledWith({ reason: noted, notSent: sending });
     },
   );
+
+  it("a call the server answered records the session's use; an Authorization Failed does not", async () => {
+    const codec = await createWebEnvelopeCodec(KEY);
+    const sessions = { get: () => session, end: vi.fn() };
+    const markUsed = vi.fn();
+    const failed = { status: 'error', code: 'UNAUTHENTICATED', message: MESSAGES.authorizationFailed };
+    const answers = [enveloped(200, { status: 'success' }), enveloped(403, {}), enveloped(401, failed)];
+    const api = createApiClient({
+      config,
+      codec,
+      sessions,
+      onAuthorizationFailed: vi.fn(),
+      activity: { markUsed },
+      fetch: vi.fn(async () => answers.shift() as Response),
+    });
+    const before = Date.now();
+    await api.call('homeData');
+    expect(markUsed).toHaveBeenCalledTimes(1);
+    expect(markUsed.mock.calls[0]?.[0]).toBeGreaterThanOrEqual(before);
+    await api.call('getUsers').catch(() => {});
+    expect(markUsed).toHaveBeenCalledTimes(2);
+    await api.call('getUsers').catch(() => {});
+    expect(markUsed).toHaveBeenCalledTimes(2);
+  });
 
   it('another refusal is not a lost session', async () => {
     const body = { status: 'error', code: 'FORBIDDEN', message: MESSAGES.unauthorised };

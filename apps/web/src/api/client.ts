@@ -18,6 +18,7 @@ import {
   sessionEndReasonSchema,
   type WebEnvelopeCodec,
 } from '@lendlock/contract';
+import type { SessionActivity } from '../app/session/activity';
 import type { SessionStore } from '../app/session/store';
 import { type UploadProgress, xhrFetch } from './xhrFetch';
 
@@ -184,6 +185,8 @@ export function createApiClient(deps: {
   sessions: Pick<SessionStore, 'get' | 'end'>;
   /** Runs after the session was ended because the server refused the token (the app goes to /). */
   onAuthorizationFailed: () => void;
+  /** Told of each call the server answered other than 'Authorization Failed': the session was used. */
+  activity?: Pick<SessionActivity, 'markUsed'>;
   fetch?: typeof fetch;
   /** The XMLHttpRequest of the calls that report upload progress. */
   xhr?: () => XMLHttpRequest;
@@ -257,6 +260,7 @@ export function createApiClient(deps: {
       }
 
       let response: Response;
+      const startedAt = Date.now();
       const url = callUrl(base, script);
       const method = options.method ?? (body === undefined ? 'GET' : 'POST');
       const { signal, onUploadProgress } = options;
@@ -269,9 +273,11 @@ export function createApiClient(deps: {
       }
 
       const responseBody = await readBody(response);
-      if (auth && handleAuthorizationFailure && isAuthorizationFailure(responseBody)) {
+      const authorizationFailed = isAuthorizationFailure(responseBody);
+      if (auth && handleAuthorizationFailure && authorizationFailed) {
         sessionLost(responseBody, options.sending);
       }
+      if (!authorizationFailed) deps.activity?.markUsed(startedAt);
       if (!response.ok) {
         throw new ApiError(response.status, responseBody);
       }
@@ -280,6 +286,7 @@ export function createApiClient(deps: {
 
     async file(path: string, options: FileCallOptions): Promise<DownloadedFile> {
       let response: Response;
+      const startedAt = Date.now();
       const headers = headersFor({ accept: '*/*' });
       let body: string | undefined;
       if (options.body !== undefined) {
@@ -299,6 +306,7 @@ export function createApiClient(deps: {
         throw new NetworkError(error);
       }
       if (!response.ok) throw await refusal(response, true);
+      deps.activity?.markUsed(startedAt);
 
       const fileName =
         fileNameFromDisposition(response.headers.get('content-disposition')) ?? options.fallbackName;

@@ -13,6 +13,7 @@ import { readStyleNonce } from '../lib/cspNonce';
 import { App } from './App';
 import { loadRuntimeConfig } from './config';
 import { createAppRouter } from './router';
+import { createSessionActivity } from './session/activity';
 import { watchSessionExpiry } from './session/expiry';
 import { createSessionStore, EXPIRY_STORAGE_KEY, SESSION_STORAGE_KEY } from './session/store';
 
@@ -33,6 +34,7 @@ async function startConsole(root: HTMLElement): Promise<void> {
   const config = await loadRuntimeConfig();
   const codec = await createWebEnvelopeCodec(config.envelopeKey);
   const sessions = createSessionStore({ codec, storage: window.localStorage });
+  const activity = createSessionActivity(window.localStorage);
   await sessions.load();
 
   const router = createAppRouter();
@@ -43,6 +45,7 @@ async function startConsole(root: HTMLElement): Promise<void> {
     codec,
     sessions,
     onAuthorizationFailed: () => void router.navigate('/'),
+    activity,
   });
   watchSessionExpiry(sessions, {
     intervalMs: config.sessionCheckIntervalMs,
@@ -61,7 +64,7 @@ async function startConsole(root: HTMLElement): Promise<void> {
   createRoot(root).render(
     <StrictMode>
       <App
-        services={{ config, sessions, api }}
+        services={{ config, sessions, api, activity }}
         router={router}
         queryClient={queryClient}
         styleNonce={readStyleNonce(document)}

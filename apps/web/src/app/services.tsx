@@ -2,12 +2,15 @@
 import type { RuntimeConfig } from '@lendlock/contract';
 import { createContext, type ReactNode, use } from 'react';
 import type { ApiClient } from '../api/client';
+import type { SessionActivity } from './session/activity';
 import type { SessionStore } from './session/store';
 
 export interface Services {
   config: RuntimeConfig;
   sessions: SessionStore;
   api: ApiClient;
+  /** The session's last use, for the idle warning (absent: no warning). */
+  activity?: SessionActivity;
 }
 
 const ServicesContext = createContext<Services | null>(null);

@@ -46,9 +46,16 @@ export const LOGIN_CLIENT_HEADER = 'x-login-client';
  * - `ended_by_admin`: a forced logout, a disable, a level change or a two-factor reset;
  * - `expired`: its absolute lifetime (`SESSION_TTL`) passed;
  * - `signed_out`: it was signed out (logout.php);
- * - `password_reset`: the account's password was reset.
+ * - `password_reset`: the account's password was reset;
+ * - `idle`: it was not used for `SESSION_IDLE_TIMEOUT`.
  */
-export const SESSION_END_REASONS = ['ended_by_admin', 'expired', 'signed_out', 'password_reset'] as const;
+export const SESSION_END_REASONS = [
+  'ended_by_admin',
+  'expired',
+  'signed_out',
+  'password_reset',
+  'idle',
+] as const;
 export const sessionEndReasonSchema = z.enum(SESSION_END_REASONS);
 export type SessionEndReason = z.infer<typeof sessionEndReasonSchema>;
 
@@ -63,6 +70,8 @@ export function sessionEndedMessage(reason: SessionEndReason | null): string {
       return MESSAGES.sessionSignedOut;
     case 'password_reset':
       return MESSAGES.sessionPasswordReset;
+    case 'idle':
+      return MESSAGES.sessionIdle;
     case null:
       return MESSAGES.sessionEnded;
   }

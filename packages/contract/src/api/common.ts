@@ -23,6 +23,8 @@ export const ERROR_CODES = [
   'ATTESTATION_REQUIRED',
   'MFA_ENROLMENT_REQUIRED',
   'MFA_CHALLENGE_EXPIRED',
+  /** Too many wrong second-factor codes: no code passes until an administrator resets the account's MFA. */
+  'MFA_LOCKED',
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
@@ -63,6 +65,11 @@ export const runtimeConfigSchema = z.object({
   productLabel: z.string(),
   envelopeKey: z.string(),
   sessionCheckIntervalMs: z.number().int().positive(),
+  /**
+   * SESSION_IDLE_TIMEOUT: a session unused this long ends; the console warns a minute before, counting
+   * from its last call. Optional for a server that has none.
+   */
+  sessionIdleTimeoutMs: z.number().int().positive().optional(),
   /** For the Add/Edit User modals' domain check (the server checks again). */
   allowedEmailDomains: z.array(z.string()),
   passwordMinLength: z.number().int().positive(),

@@ -25,6 +25,9 @@ export const MFA_MESSAGES = {
   /** The sealed secret does not open (MFA_SECRET_KEY changed): only a reset helps. */
   unreadable:
     'Two-factor authentication of this account cannot be checked: ask an administrator to reset it.',
+  /** Too many wrong codes within MFA_LOCK_WINDOW: every code is refused until an administrator resets it. */
+  locked:
+    'Two-factor authentication of this account is locked after too many wrong codes: ask an administrator to reset it.',
   reset: 'Two-factor authentication reset. The user sets it up again at next sign-in.',
 } as const;
 

@@ -32,6 +32,8 @@ import * as m0035 from './0035_row_level_security_history';
 import * as m0036 from './0036_key_attestation';
 import * as m0037 from './0037_audit_anchors';
 import * as m0038 from './0038_migrations_owner_only';
+import * as m0039 from './0039_mfa_lock';
+import * as m0040 from './0040_session_idle';
 
 /** Every migration, in order. Names are versions: never rename or edit one that has shipped. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -68,4 +70,6 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0036_key_attestation': m0036,
   '0037_audit_anchors': m0037,
   '0038_migrations_owner_only': m0038,
+  '0039_mfa_lock': m0039,
+  '0040_session_idle': m0040,
 };

@@ -5,6 +5,7 @@ import type { Principal } from '../../core/principal';
 import { precompiled } from '../../db/precompiled';
 import type { DB } from '../../db/types';
 import { sha256Hex } from '../../lib/secrets';
+import { SESSION_USE_RECORDED_EVERY_MS, touchSession } from '../sessions/repository';
 
 interface PrincipalRow {
   user_id: number;
@@ -12,6 +13,7 @@ interface PrincipalRow {
   userlevel: UserLevel;
   retailer_phone: string | null;
   permissions: string[] | null;
+  stale?: boolean;
 }
 
 const permissionNames = sql<string[] | null>`(
@@ -34,23 +36,39 @@ function toPrincipal(
   };
 }
 
-/** A live session (not ended, not expired) of an ACTIVE user. */
-const principalBySession = precompiled((db, tokenHash: string) =>
+/**
+ * A live session (not ended, not expired, used within `idleMs` plus the minute its last use may lag) of
+ * an ACTIVE user; `stale` when its last use was recorded a minute ago or more.
+ */
+const principalBySession = precompiled((db, tokenHash: string, idleMs: number) =>
   db
     .selectFrom('sessions')
     .innerJoin('users', 'users.id', 'sessions.user_id')
     .select(['users.id as user_id', 'users.email', 'users.userlevel', 'users.retailer_phone'])
     .select(permissionNames.as('permissions'))
+    .select(sql<boolean>`sessions.last_used_at <= now() - interval '1 minute'`.as('stale'))
     .where('sessions.token_hash', '=', tokenHash)
     .where('sessions.ended_at', 'is', null)
     .where('sessions.expires_at', '>', sql<Date>`now()`)
+    .where('sessions.last_used_at', '>', sql<Date>`now() - ${idleMs} * interval '1 millisecond'`)
     .where('users.userstatus', '=', 'ACTIVE'),
 );
 
-export async function findPrincipalBySession(db: Kysely<DB>, token: string): Promise<Principal | null> {
+/**
+ * The principal of a live session, whose use it records: at most once a minute per session (one
+ * conditional UPDATE), so the hot path mostly only reads. The idle check allows that minute: a session
+ * lives at least `idleTimeoutMs` after its last request, at most a minute more.
+ */
+export async function findPrincipalBySession(
+  db: Kysely<DB>,
+  token: string,
+  idleTimeoutMs: number,
+): Promise<Principal | null> {
   const tokenHash = sha256Hex(token);
-  const [row] = await principalBySession(db, tokenHash);
-  return row ? toPrincipal(row, { credential: 'session', sessionTokenHash: tokenHash }) : null;
+  const [row] = await principalBySession(db, tokenHash, idleTimeoutMs + SESSION_USE_RECORDED_EVERY_MS);
+  if (!row) return null;
+  if (row.stale) await touchSession(db, tokenHash);
+  return toPrincipal(row, { credential: 'session', sessionTokenHash: tokenHash });
 }
 
 /** An active integrator key of an ACTIVE user; the key acts with its owner's rights. */

@@ -193,18 +193,24 @@ export const isTokenShaped = (token: string) => token.length >= 16 && token.leng
 
 export class SessionAuthenticator implements Authenticator {
   private readonly db: Kysely<DB>;
+  private readonly idleTimeoutMs: number;
 
-  constructor(deps: { db: Kysely<DB> }) {
+  /** `idleTimeoutMs`: SESSION_IDLE_TIMEOUT, after which an unused session ends (keys have none). */
+  constructor(deps: { db: Kysely<DB>; idleTimeoutMs: number }) {
     this.db = deps.db;
+    this.idleTimeoutMs = deps.idleTimeoutMs;
   }
 
   async authenticate(token: string): Promise<Principal | null> {
     if (!isTokenShaped(token)) return null;
-    return (await findPrincipalBySession(this.db, token)) ?? (await findPrincipalByKey(this.db, token));
+    return (
+      (await findPrincipalBySession(this.db, token, this.idleTimeoutMs)) ??
+      (await findPrincipalByKey(this.db, token))
+    );
   }
 
   sessionEndReason(token: string): Promise<SessionEndReason | null> {
-    return sessionEndReason(this.db, token);
+    return sessionEndReason(this.db, token, this.idleTimeoutMs);
   }
 
   hasConfirmedMfa(userId: number): Promise<boolean> {

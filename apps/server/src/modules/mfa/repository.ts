@@ -12,12 +12,14 @@ export interface MfaRow {
   secret: string;
   confirmed_at: Date | null;
   last_used_step: number | null;
+  /** Set when too many wrong codes fell within the lock window: no code passes until a reset. */
+  locked_at: Date | null;
 }
 
 export async function findMfa(db: Kysely<DB>, userId: number): Promise<MfaRow | undefined> {
   return db
     .selectFrom('user_mfa')
-    .select(['user_id', 'secret', 'confirmed_at', 'last_used_step'])
+    .select(['user_id', 'secret', 'confirmed_at', 'last_used_step', 'locked_at'])
     .where('user_id', '=', userId)
     .executeTakeFirst();
 }
@@ -78,6 +80,40 @@ export async function useTimeStep(db: Kysely<DB>, userId: number, step: number):
     .where((eb) => eb.or([eb('last_used_step', 'is', null), eb('last_used_step', '<', step)]))
     .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
+}
+
+/**
+ * Counts a wrong code of the account in its lock window (one that opened `windowMs` or more ago starts
+ * again at this code) and locks its second factor when the count reaches `lockAfter`. One conditional
+ * UPDATE each: codes checked together all count, and only one of them locks. Returns the count and
+ * whether this code locked it.
+ */
+export async function countWrongCode(
+  trx: Transaction<DB>,
+  userId: number,
+  lockAfter: number,
+  windowMs: number,
+): Promise<{ failures: number; locked: boolean }> {
+  const expired = sql<boolean>`failures_since IS NULL OR failures_since <= now() - ${windowMs} * interval '1 millisecond'`;
+  const row = await trx
+    .updateTable('user_mfa')
+    .set({
+      failures: sql<number>`CASE WHEN ${expired} THEN 1 ELSE failures + 1 END`,
+      failures_since: sql<Date>`CASE WHEN ${expired} THEN now() ELSE failures_since END`,
+    })
+    .where('user_id', '=', userId)
+    .where('confirmed_at', 'is not', null)
+    .returning('failures')
+    .executeTakeFirst();
+  const failures = row?.failures ?? 0;
+  if (failures < lockAfter) return { failures, locked: false };
+  const locked = await trx
+    .updateTable('user_mfa')
+    .set({ locked_at: sql<Date>`now()` })
+    .where('user_id', '=', userId)
+    .where('locked_at', 'is', null)
+    .executeTakeFirst();
+  return { failures, locked: Number(locked.numUpdatedRows) === 1 };
 }
 
 export async function replaceRecoveryCodes(

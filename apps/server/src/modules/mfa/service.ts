@@ -9,6 +9,11 @@
  *   A code goes through the same throttle as a password (sessions/signIn.ts `admitSignInAttempt`): a wrong
  *   one is a failed sign-in. A code is accepted once: the time step of the last accepted code is kept and
  *   only a later step passes, so a code seen over a shoulder or in a proxy log is worth nothing.
+ * - Lock: the throttle caps guesses per window but lets them add up over days. Wrong codes (TOTP and
+ *   recovery) are also counted per account over MFA_LOCK_WINDOW; at MFA_LOCK_AFTER of them the second
+ *   factor is locked: every code is refused, the right one too, until an administrator resets the
+ *   account's MFA (`resetMfa`, which removes the count with the rest). A right code does not clear the
+ *   count: an attacker's guesses are not forgiven by the owner's sign-ins.
  * - Enrolment: a new secret is shown (QR code and typed key) until a code from the app confirms it, and
  *   never again. Confirmation turns MFA on and shows ten recovery codes once.
  * - MFA_REQUIRED_LEVELS (ADMIN and SUPERADMIN by default) must enrol: their session can do nothing else
@@ -21,7 +26,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { MESSAGES, MFA_MESSAGES, type MfaChallenge, type UserLevel } from '@lendlock/contract';
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import { generateSecret, generateURI, verify } from 'otplib';
 import QRCode from 'qrcode';
 import { authorize, may, scopeFor } from '../../authz';
@@ -38,6 +43,7 @@ import { USER_MESSAGES, userObject } from '../users/service';
 import {
   confirmPending,
   countUnusedRecoveryCodes,
+  countWrongCode,
   deleteMfa,
   findLiveChallenge,
   findMfa,
@@ -59,6 +65,10 @@ export interface MfaSettings {
   key: Buffer;
   /** The issuer an authenticator app shows beside the account (PRODUCT_LABEL). */
   issuer: string;
+  /** MFA_LOCK_AFTER: wrong codes within the lock window that lock the second factor. */
+  lockAfter: number;
+  /** MFA_LOCK_WINDOW: the window, opened by a wrong code when none is open. */
+  lockWindowMs: number;
 }
 
 /** How long the second sign-in step may take after the password. */
@@ -175,11 +185,19 @@ export class MfaService {
   private readonly db: Kysely<DB>;
   private readonly settings: MfaSettings;
   private readonly throttle: ThrottleSettings;
+  private readonly locked: { inc(): void } | undefined;
 
-  constructor(deps: { db: Kysely<DB>; settings: MfaSettings; throttle: ThrottleSettings }) {
+  /** `locked`: counts the second factors this instance locked (the metric `lendlock_mfa_locks_total`). */
+  constructor(deps: {
+    db: Kysely<DB>;
+    settings: MfaSettings;
+    throttle: ThrottleSettings;
+    locked?: { inc(): void };
+  }) {
     this.db = deps.db;
     this.settings = deps.settings;
     this.throttle = deps.throttle;
+    this.locked = deps.locked;
   }
 
   /** Whether the user has confirmed two-factor authentication. */
@@ -250,6 +268,12 @@ export class MfaService {
       await attempt.notAFailure();
       throw new AppError(401, 'MFA_CHALLENGE_EXPIRED', MFA_MESSAGES.challengeExpired);
     }
+    if (mfa.locked_at) {
+      // No code is checked: the right one is refused as a wrong one is, and neither counts.
+      await attempt.notAFailure();
+      await audit('locked');
+      throw new AppError(403, 'MFA_LOCKED', MFA_MESSAGES.locked);
+    }
 
     const method = input.code !== undefined ? 'totp' : 'recovery code';
     const secret = openSecret(settings.key, user.id, mfa.secret);
@@ -263,15 +287,31 @@ export class MfaService {
       input.recoveryCode !== undefined ? normalisedRecoveryCode(input.recoveryCode) : null;
     // Use the code and spend the challenge together: a request sent alongside gets neither, and a challenge
     // that expired meanwhile leaves the code (a recovery code above all) unused.
+    // A wrong code counts towards the lock in the same transaction; the code that reaches the limit
+    // locks the second factor and records it.
+    const wrong = async (trx: Transaction<DB>, result: 'invalid code' | 'invalid recovery code') => {
+      const count = await countWrongCode(trx, user.id, settings.lockAfter, settings.lockWindowMs);
+      if (count.locked) {
+        await appendAudit(trx, {
+          actor: { label: user.email },
+          action: 'mfa.lock',
+          target: user.email,
+          address: input.address,
+          result: 'success',
+          details: { failures: count.failures, windowMs: settings.lockWindowMs },
+        });
+      }
+      return { result, locked: count.locked };
+    };
     const outcome = await inTransaction(db, async (trx) => {
       if (method === 'totp') {
-        if (step === null) return 'invalid code';
-        if (!(await useTimeStep(trx, user.id, step))) return 'code reused';
+        if (step === null) return wrong(trx, 'invalid code');
+        if (!(await useTimeStep(trx, user.id, step))) return { result: 'code reused', locked: false };
       } else if (
         typedRecovery === null ||
         !(await useRecoveryCode(trx, user.id, recoveryCodeHash(user.id, typedRecovery)))
       ) {
-        return 'invalid recovery code';
+        return wrong(trx, 'invalid recovery code');
       }
       // Thrown, not returned: the code used above is given back with the rest of the transaction.
       if (!(await useChallenge(trx, tokenHash))) throw new ChallengeGone();
@@ -284,19 +324,23 @@ export class MfaService {
           details: { left: await countUnusedRecoveryCodes(trx, user.id) },
         });
       }
-      return 'ok';
+      return { result: 'ok', locked: false };
     }).catch(async (error: unknown) => {
       if (!(error instanceof ChallengeGone)) throw error;
       await attempt.notAFailure();
       throw new AppError(401, 'MFA_CHALLENGE_EXPIRED', MFA_MESSAGES.challengeExpired);
     });
-    if (outcome !== 'ok') {
+    if (outcome.result !== 'ok') {
       // The attempt stays counted: a wrong or replayed code is a failed sign-in.
-      await audit(outcome);
+      await audit(outcome.result);
+      if (outcome.locked) {
+        this.locked?.inc();
+        throw new AppError(403, 'MFA_LOCKED', MFA_MESSAGES.locked);
+      }
       throw new AppError(
         401,
         'INVALID_CREDENTIALS',
-        outcome === 'code reused' ? MFA_MESSAGES.codeReused : MFA_MESSAGES.codeInvalid,
+        outcome.result === 'code reused' ? MFA_MESSAGES.codeReused : MFA_MESSAGES.codeInvalid,
       );
     }
     await attempt.notAFailure();

@@ -25,16 +25,35 @@ export const SESSION_END = {
   mfaReset: 'mfa reset',
 } as const;
 
+/** A session's last use is written at most this often: the idle check allows as much. */
+export const SESSION_USE_RECORDED_EVERY_MS = 60_000;
+
+/** Records a session's use, unless it was recorded within the last minute. */
+export async function touchSession(db: Kysely<DB>, tokenHash: string): Promise<void> {
+  await db
+    .updateTable('sessions')
+    .set({ last_used_at: sql<Date>`now()` })
+    .where('token_hash', '=', tokenHash)
+    .where('last_used_at', '<=', sql<Date>`now() - interval '1 minute'`)
+    .execute();
+}
+
 /** What is known of a session that no longer authenticates (null: no such token). */
 export interface SessionEndRow {
   ended_reason: string | null;
   /** It ended (ended_at) before its expiry. */
   ended_early: boolean;
   expired: boolean;
+  /** Unused for the idle timeout (and the minute its last use may lag). */
+  idle: boolean;
   userstatus: UserRow['userstatus'];
 }
 
-export async function findSessionEnd(db: Kysely<DB>, tokenHash: string): Promise<SessionEndRow | null> {
+export async function findSessionEnd(
+  db: Kysely<DB>,
+  tokenHash: string,
+  idleTimeoutMs: number,
+): Promise<SessionEndRow | null> {
   const row = await db
     .selectFrom('sessions')
     .innerJoin('users', 'users.id', 'sessions.user_id')
@@ -45,6 +64,9 @@ export async function findSessionEnd(db: Kysely<DB>, tokenHash: string): Promise
         'ended_early',
       ),
       sql<boolean>`sessions.expires_at <= now()`.as('expired'),
+      sql<boolean>`sessions.last_used_at <= now() - ${idleTimeoutMs + SESSION_USE_RECORDED_EVERY_MS} * interval '1 millisecond'`.as(
+        'idle',
+      ),
     ])
     .where('sessions.token_hash', '=', tokenHash)
     .executeTakeFirst();

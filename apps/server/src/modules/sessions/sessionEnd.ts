@@ -11,11 +11,16 @@ import { findSessionEnd, SESSION_END } from './repository';
 /**
  * Why a console session token no longer authenticates, for its 401: the `ended_reason` its
  * end was recorded with (forced logout, disabled, level changed and mfa reset are an administrator's; an
- * ended session that had expired first counts as expired), its expiry, or its user's disable. Null for a
+ * ended session that had expired first counts as expired), its expiry, its disuse for SESSION_IDLE_TIMEOUT,
+ * or its user's disable. Null for a
  * token that names no session (or an integrator key): the 401 then says nothing more than the spec's.
  */
-export async function sessionEndReason(db: Kysely<DB>, token: string): Promise<SessionEndReason | null> {
-  const row = await findSessionEnd(db, sha256Hex(token));
+export async function sessionEndReason(
+  db: Kysely<DB>,
+  token: string,
+  idleTimeoutMs: number,
+): Promise<SessionEndReason | null> {
+  const row = await findSessionEnd(db, sha256Hex(token), idleTimeoutMs);
   if (!row) return null;
   if (row.ended_early) {
     switch (row.ended_reason) {
@@ -33,5 +38,6 @@ export async function sessionEndReason(db: Kysely<DB>, token: string): Promise<S
     }
   }
   if (row.expired) return 'expired';
+  if (row.idle) return 'idle';
   return row.userstatus === 'ACTIVE' ? null : 'ended_by_admin';
 }
