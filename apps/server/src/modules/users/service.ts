@@ -194,8 +194,8 @@ export class UserService {
       forbidden(USER_MESSAGES.levelRaise),
     );
     if (retailerPhone) check(validatePhone(retailerPhone));
-    const id = await createUser(this.db, { ...input, userlevel, retailerPhone }, this.rules);
-    await appendAudit(this.db, {
+    // The account and its audit row are committed together.
+    return createUser(this.db, { ...input, userlevel, retailerPhone }, this.rules, {
       actor,
       action: 'user.add',
       target: input.email.trim(),
@@ -203,7 +203,6 @@ export class UserService {
       result: 'success',
       details: { userlevel, permissions: input.permissions, retailerPhone },
     });
-    return id;
   }
 
   async updateUser(
